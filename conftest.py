@@ -1,0 +1,37 @@
+"""pytest-playwright's override points, set for the harness's browser configurations and target.
+
+The rest of the harness's fixtures and options live in harness/pytest_plugin.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import BrowserType, Playwright
+
+from harness import browsers
+from harness.browsers import BrowserConfig, BrowserMissing
+from harness.targets import Target
+
+
+@pytest.fixture(scope="session")
+def browser_type(playwright: Playwright, browser_config: BrowserConfig) -> BrowserType:
+    return getattr(playwright, browser_config.engine)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict, browser_type: BrowserType,
+                             browser_config: BrowserConfig) -> dict:
+    try:
+        resolved = browsers.resolve(browser_config, browser_type.executable_path)
+    except BrowserMissing as missing:
+        pytest.skip(str(missing))
+    args = {**browser_type_launch_args, "args": [*browser_type_launch_args.get("args", []), *browser_config.launch_args()]}
+    if resolved.executable_path:
+        args["executable_path"] = resolved.executable_path
+    return args
+
+
+@pytest.fixture(scope="session")
+def base_url(target: Target) -> str:
+    """pytest-base-url's fixture, pointed at the target."""
+    return target.base_url

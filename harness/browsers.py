@@ -1,0 +1,98 @@
+"""Browser configurations and where their executables come from.
+
+A configuration is what `--browser` names: an engine plus the arguments it launches with.
+Playwright's own builds are preferred; Chromium falls back to a system browser (Debian's
+`chromium` where Playwright cannot download its own). A configuration whose browser is not
+installed is reported with the command that installs it, never launched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+# Chromium's background services try Google's hosts at start; they are noise for the network
+# findings and are refused on closed networks.
+CHROMIUM_QUIET_ARGS = (
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+WEBMCP_FLAG = "--enable-features=WebMCPTesting"
+
+SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+
+
+@dataclass(frozen=True)
+class BrowserConfig:
+    name: str
+    engine: str  # chromium | firefox | webkit
+    webmcp_flag: bool
+    description: str
+
+    def launch_args(self) -> list[str]:
+        # Chromium switches must never reach Firefox or WebKit (pytest-playwright #79).
+        if self.engine != "chromium":
+            return []
+        return [*CHROMIUM_QUIET_ARGS, *([WEBMCP_FLAG] if self.webmcp_flag else [])]
+
+
+CONFIGS: dict[str, BrowserConfig] = {
+    config.name: config
+    for config in (
+        BrowserConfig("chromium", "chromium", True, "Chromium with the WebMCP testing flag (native document.modelContext)"),
+        BrowserConfig("chromium-noflag", "chromium", False, "Chromium without the flag (the MCP-B polyfill path)"),
+        BrowserConfig("firefox", "firefox", False, "Firefox (the polyfill path)"),
+        BrowserConfig("webkit", "webkit", False, "WebKit (the polyfill path)"),
+    )
+}
+DEFAULT_CONFIGS = ("chromium",)
+
+
+@dataclass(frozen=True)
+class ResolvedBrowser:
+    """An installed executable for a configuration; `executable_path` None means Playwright's own."""
+
+    config: BrowserConfig
+    executable_path: str | None
+    source: str  # "playwright" | "system"
+
+
+class BrowserMissing(Exception):
+    """The configuration's browser is not installed here; the message says how to install it."""
+
+
+def install_hint(engine: str) -> str:
+    hint = f"python -m playwright install --with-deps {engine}"
+    if engine == "chromium":
+        hint += " (or `apt-get install chromium`, or set HARNESS_CHROMIUM to a Chromium binary)"
+    return hint
+
+
+def system_chromium() -> str | None:
+    override = os.environ.get("HARNESS_CHROMIUM")
+    if override:
+        return override if Path(override).is_file() else None
+    for candidate in SYSTEM_CHROMIUM:
+        if Path(candidate).is_file():
+            return candidate
+    found = shutil.which("chromium")
+    return found
+
+
+def resolve(config: BrowserConfig, playwright_executable: str) -> ResolvedBrowser:
+    """Find an executable: Playwright's own build first, then (Chromium only) a system one."""
+    if config.engine == "chromium" and os.environ.get("HARNESS_CHROMIUM"):
+        path = system_chromium()
+        if path is None:
+            raise BrowserMissing(f"HARNESS_CHROMIUM={os.environ['HARNESS_CHROMIUM']} is not a file")
+        return ResolvedBrowser(config, path, "system")
+    if Path(playwright_executable).is_file():
+        return ResolvedBrowser(config, None, "playwright")
+    if config.engine == "chromium":
+        path = system_chromium()
+        if path:
+            return ResolvedBrowser(config, path, "system")
+    raise BrowserMissing(f"{config.name}: {config.engine} is not installed; install it with `{install_hint(config.engine)}`")

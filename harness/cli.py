@@ -1,0 +1,83 @@
+"""The harness's command line."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from harness.server import FixtureServer, ReferenceConfig
+
+    config = ReferenceConfig(relay_port=args.relay_port, faults=args.fault or [])
+    with FixtureServer(config, ports=(args.port, args.other_port)) as server:
+        print(f"reference playground: {server.origin}/slides/  (other origin: {server.other_origin})", flush=True)
+        signal.sigwait({signal.SIGINT, signal.SIGTERM})
+    return 0
+
+
+def _browsers(args: argparse.Namespace) -> int:
+    from harness import provision
+
+    if args.provision:
+        return provision.provision()
+    provision.report()
+    return 0
+
+
+def _faults(args: argparse.Namespace) -> int:
+    from harness import faults
+
+    pytest_args = [arg for browser in args.browser for arg in ("--browser", browser)]
+    pytest_args += [arg for path in args.call_path for arg in ("--call-path", path)]
+    if args.prove:
+        return faults.prove_all(pytest_args, only=args.only, workers=args.workers)
+    return faults.list_catalog(pytest_args)
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from harness import faults
+    from harness.rules import RULES
+
+    by_rule = faults.scenarios_by_rule([])
+    for rule in RULES:
+        scenarios = sorted({node.split("[")[0] for node in by_rule.get(rule.id, [])})
+        print(f"{rule.id}  ({rule.source} {rule.section})\n  {rule.text}\n  scenarios: {', '.join(scenarios) or '—'}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="serve the reference playground until Ctrl-C")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--other-port", type=int, default=8001)
+    serve.add_argument("--relay-port", type=int, default=9333)
+    serve.add_argument("--fault", action="append", help="switch on a named fault (repeatable)")
+    serve.set_defaults(run=_serve)
+
+    browsers = commands.add_parser("browsers", help="list the browser configurations and where their browsers are")
+    browsers.add_argument("--provision", action="store_true", help="install what is missing where possible")
+    browsers.set_defaults(run=_browsers)
+
+    faults = commands.add_parser("faults", help="the reference's fault catalog; --prove shows each is caught")
+    faults.add_argument("--prove", action="store_true", help="run each fault against the scenarios of its rule")
+    faults.add_argument("--only", action="append", help="prove only this fault (repeatable)")
+    faults.add_argument("--browser", action="append", default=[], help="browser configuration (default: chromium)")
+    faults.add_argument("--call-path", action="append", default=[], help="call path (default: both)")
+    faults.add_argument("--workers", type=int, default=2, help="faults proven at once")
+    faults.set_defaults(run=_faults)
+
+    rules = commands.add_parser("rules", help="every rule id with its source and the scenarios that check it")
+    rules.set_defaults(run=_rules)
+
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGINT, signal.SIG_DFL) if args.command == "serve" else None
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if args.command == "serve" else None
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

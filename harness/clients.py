@@ -1,0 +1,182 @@
+"""The tool-client interface and its in-page implementation.
+
+A tool client lists a tab's operations and calls them, returning the parsed JSON result. The
+in-page client uses the page's own `document.modelContext` (`getTools` + `executeTool`); the
+relay client (harness.relay) goes through the MCP-B relay with the Python MCP SDK. Scenarios
+are written once against this interface and run on both paths.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from playwright.sync_api import Error as PlaywrightError
+
+from harness.pages import ToolPage
+
+CALL_PATHS = ("in-page", "relay")
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    name: str  # the operation's name as the page registered it
+    exposed_name: str  # the name the client sees (the relay may rename)
+    description: str
+    input_schema: dict
+    annotations: frozenset[str]  # hint names whose value is true
+
+
+class HarnessError(AssertionError):
+    """A call that did not produce a result string; carries the page console (and relay stderr)."""
+
+
+class NotJsonResult(AssertionError):
+    """The operation returned something other than a JSON string (Design Doc 結果の形)."""
+
+
+class PendingCall(Protocol):
+    def result(self, timeout: float = 30.0) -> dict: ...
+
+
+class ToolClient(Protocol):
+    path: str
+
+    def tools(self) -> list[ToolInfo]: ...
+
+    def wait_for_tools(self, names: set[str], timeout: float = 15.0) -> list[ToolInfo]: ...
+
+    def wait_for_no_tools(self, timeout: float = 15.0) -> None: ...
+
+    def start(self, name: str, arguments: dict[str, Any]) -> PendingCall: ...
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict: ...
+
+
+def parse_result(raw: Any, context: str) -> dict:
+    if not isinstance(raw, str):
+        raise NotJsonResult(f"{context}: the result is {type(raw).__name__} {raw!r}, not a JSON string")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        raise NotJsonResult(f"{context}: the result is not JSON: {raw[:300]!r}") from None
+    if not isinstance(value, dict) or not isinstance(value.get("ok"), bool):
+        raise NotJsonResult(f"{context}: the result has no boolean ok: {raw[:300]!r}")
+    return value
+
+
+# Runs in the page. The native API (Chromium's WebMCP) takes an input object; the MCP-B polyfill
+# 5.1.0, when it stands alone, takes the input as a JSON string. Tools of same-origin child
+# frames also show in the native getTools(): only the top window's count.
+_PAGE_HELPERS = """
+(() => {
+  if (window.__harness) return;
+  const native = () => Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext') !== undefined;
+  const ownTools = async () => {
+    const mc = document.modelContext;
+    if (!mc) return [];
+    const tools = await mc.getTools();
+    return tools.filter((t) => !t.window || t.window === window);
+  };
+  window.__harness = {
+    calls: new Map(),
+    async tools() {
+      return (await ownTools()).map((t) => ({
+        name: t.name,
+        description: t.description ?? '',
+        inputSchema: typeof t.inputSchema === 'string' ? JSON.parse(t.inputSchema) : (t.inputSchema ?? {}),
+        annotations: t.annotations ?? {},
+      }));
+    },
+    start(id, name, input) {
+      const run = async () => {
+        const tool = (await ownTools()).find((t) => t.name === name);
+        if (!tool) return { missing: true };
+        const mc = document.modelContext;
+        const raw = native() ? await mc.executeTool(tool, input) : await mc.executeTool(tool, JSON.stringify(input));
+        return { raw };
+      };
+      this.calls.set(id, run().catch((error) => ({ thrown: `${error?.name}: ${error?.message}` })));
+    },
+  };
+})()
+"""
+
+_ids = itertools.count(1)
+
+
+@dataclass
+class InPageCall:
+    client: "InPageClient"
+    id: int
+    name: str
+    arguments: dict = field(default_factory=dict)
+
+    def result(self, timeout: float = 30.0) -> dict:
+        page = self.client.tool_page.page
+        outcome = page.evaluate("id => window.__harness.calls.get(id)", self.id)
+        context = f"{self.name} (in-page)"
+        if outcome.get("missing"):
+            raise HarnessError(f"{context}: no operation named {self.name!r} is registered\n{self.client.diagnostics()}")
+        if "thrown" in outcome:
+            raise HarnessError(f"{context}: executeTool threw {outcome['thrown']}\n{self.client.diagnostics()}")
+        return parse_result(outcome["raw"], context)
+
+
+class InPageClient:
+    """Calls operations through the page's own `document.modelContext`."""
+
+    path = "in-page"
+
+    def __init__(self, tool_page: ToolPage):
+        self.tool_page = tool_page
+
+    def _helpers(self) -> None:
+        self.tool_page.page.evaluate(_PAGE_HELPERS)
+
+    def tools(self) -> list[ToolInfo]:
+        self._helpers()
+        return [
+            ToolInfo(
+                t["name"],
+                t["name"],
+                t["description"],
+                t["inputSchema"],
+                frozenset(k for k, v in t["annotations"].items() if v is True),
+            )
+            for t in self.tool_page.page.evaluate("window.__harness.tools()")
+        ]
+
+    def wait_for_tools(self, names: set[str], timeout: float = 15.0) -> list[ToolInfo]:
+        self._helpers()
+        self.tool_page.page.wait_for_function(
+            "async (names) => { const have = (await window.__harness.tools()).map((t) => t.name);"
+            " return names.every((n) => have.includes(n)); }",
+            arg=sorted(names),
+            timeout=timeout * 1000,
+            polling=100,
+        )
+        return self.tools()
+
+    def wait_for_no_tools(self, timeout: float = 15.0) -> None:
+        self._helpers()
+        self.tool_page.page.wait_for_function(
+            "async () => (await window.__harness.tools()).length === 0", timeout=timeout * 1000, polling=100
+        )
+
+    def start(self, name: str, arguments: dict[str, Any]) -> InPageCall:
+        self._helpers()
+        call = InPageCall(self, next(_ids), name, arguments)
+        try:
+            self.tool_page.page.evaluate("([id, name, input]) => window.__harness.start(id, name, input)", [call.id, name, arguments])
+        except PlaywrightError as error:
+            raise HarnessError(f"{name} (in-page): {error.message}\n{self.diagnostics()}") from None
+        return call
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict:
+        return self.start(name, arguments or {}).result()
+
+    def diagnostics(self) -> str:
+        return f"--- page console ({self.tool_page.page.url}) ---\n{self.tool_page.console_text()}"

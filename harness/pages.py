@@ -1,0 +1,156 @@
+"""Page objects, in the spec's words: the tool page, its switch and Notice, the confirmation
+dialog, the operation log, and the permission stored in localStorage."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from dataclasses import dataclass
+
+from playwright.sync_api import BrowserContext, Locator, Page, expect
+
+from harness.targets import Target
+
+SWITCH_LABEL = "AI からの操作"
+START_FAILURE_TITLE = "AI からの操作を始められません"
+DONT_ASK_LABEL = "このページでは今後尋ねない"
+CANCEL_LABEL = "やめる"
+CONNECT_HELP_LABEL = "AI のエージェントのつなぎ方"
+STORAGE_PREFIX = "fd-ai-operations:"
+SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000
+# The relay keeps a tab id in sessionStorage; fixing it per tab makes relay names predictable.
+RELAY_TAB_ID_KEY = "__webmcp_relay_tab_id"
+
+
+class ToolPage:
+    """One tool page in one tab."""
+
+    def __init__(self, page: Page, target: Target, tool: str, relay_tab_id: str):
+        self.page = page
+        self.relay_tab_id = relay_tab_id
+        self.target = target
+        self.tool = tool
+        self.console: list[str] = []
+        page.on("console", lambda message: self.console.append(f"[{message.type}] {message.text}"))
+        page.on("pageerror", lambda error: self.console.append(f"[pageerror] {error}"))
+
+    @property
+    def switch(self) -> Locator:
+        return self.page.get_by_role("switch", name=SWITCH_LABEL, exact=True)
+
+    @property
+    def start_failure(self) -> Locator:
+        return self.page.get_by_role("alert").filter(has_text=START_FAILURE_TITLE)
+
+    @property
+    def log(self) -> "OperationLog":
+        return OperationLog(self.page.get_by_role("log", name=SWITCH_LABEL))
+
+    @property
+    def dialog(self) -> "ConfirmDialog":
+        return ConfirmDialog(self.page.get_by_role("dialog"))
+
+    @property
+    def storage(self) -> "PermissionStorage":
+        return PermissionStorage(self.page, self.tool)
+
+    def goto(self, url: str) -> "ToolPage":
+        self.page.goto(url)
+        return self
+
+    def turn_on(self) -> None:
+        expect(self.switch).not_to_be_checked()
+        self.switch.click()
+        expect(self.switch).to_be_checked()
+
+    def turn_off(self) -> None:
+        expect(self.switch).to_be_checked()
+        self.switch.click()
+        expect(self.switch).not_to_be_checked()
+
+    def console_text(self) -> str:
+        return "\n".join(self.console[-200:]) or "(no console output)"
+
+
+@dataclass
+class PermissionStorage:
+    """The `fd-ai-operations:<tool>` key of localStorage (Design Doc スイッチと確認の状態の保存)."""
+
+    page: Page
+    tool: str
+
+    @property
+    def key(self) -> str:
+        return STORAGE_PREFIX + self.tool
+
+    def raw(self) -> str | None:
+        return self.page.evaluate("key => localStorage.getItem(key)", self.key)
+
+    def read(self) -> dict | None:
+        raw = self.raw()
+        return None if raw is None else json.loads(raw)
+
+    def write_raw(self, value: str) -> None:
+        self.page.evaluate("([key, value]) => localStorage.setItem(key, value)", [self.key, value])
+
+    def write(self, enabled_until: int, skip_confirm_until: int | None = None) -> None:
+        self.write_raw(json.dumps({"v": 1, "enabledUntil": enabled_until, "skipConfirmUntil": skip_confirm_until}))
+
+    def now(self) -> int:
+        """The page's clock (faked when the scenario installed page.clock)."""
+        return self.page.evaluate("Date.now()")
+
+
+class ConfirmDialog:
+    """The confirmation dialog (Design Doc 確認の画面)."""
+
+    def __init__(self, root: Locator):
+        self.root = root
+
+    @property
+    def title(self) -> Locator:
+        return self.root.get_by_role("heading")
+
+    @property
+    def cancel(self) -> Locator:
+        return self.root.get_by_role("button", name=CANCEL_LABEL, exact=True)
+
+    def action(self, label: str) -> Locator:
+        return self.root.get_by_role("button", name=label, exact=True)
+
+    @property
+    def dont_ask(self) -> Locator:
+        return self.root.get_by_role("checkbox", name=DONT_ASK_LABEL)
+
+    @property
+    def detail(self) -> Locator:
+        return self.root.locator("details")
+
+
+class OperationLog:
+    """The `role="log"` panel (Design Doc 操作の記録の欄)."""
+
+    def __init__(self, root: Locator):
+        self.root = root
+
+    @property
+    def rows(self) -> Locator:
+        return self.root.get_by_role("listitem")
+
+    @property
+    def connect_help(self) -> Locator:
+        return self.root.get_by_text(CONNECT_HELP_LABEL)
+
+
+def new_tool_page(context: BrowserContext, target: Target, tool: str) -> ToolPage:
+    """A new tab for `tool`, with a relay tab id of its own so the relay client can tell tabs apart."""
+    page = context.new_page()
+    relay_tab_id = secrets.token_hex(4)
+    page.add_init_script(
+        f"try {{ sessionStorage.setItem({json.dumps(RELAY_TAB_ID_KEY)}, {json.dumps(relay_tab_id)}) }} catch {{}}"
+    )
+    return ToolPage(page, target, tool, relay_tab_id)
+
+
+TIME_OF_DAY = re.compile(r"^\d{2}:\d{2}:\d{2}$")

@@ -1,0 +1,78 @@
+"""Browser provisioning for `bin/setup`: report what is installed, install what can be.
+
+Order: Playwright's own builds (tried once per machine: a failed download is remembered), then
+a system Chromium, then Debian's `chromium` through apt where this runs as root.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from harness.browsers import CONFIGS, BrowserMissing, resolve, system_chromium
+from harness.paths import ROOT
+
+ATTEMPT_STAMP = ROOT / ".venv" / ".harness-stamps" / "playwright-download-failed"
+
+
+def _say(message: str) -> None:
+    print(f"setup: {message}", flush=True)
+
+
+def _playwright_download(engines: list[str]) -> None:
+    if ATTEMPT_STAMP.exists():
+        _say(f"Playwright's own {', '.join(engines)}: not downloaded (a download failed before; delete {ATTEMPT_STAMP.name} in .venv/.harness-stamps to retry)")
+        return
+    _say(f"downloading Playwright's own {', '.join(engines)}")
+    result = subprocess.run([sys.executable, "-m", "playwright", "install", *engines],
+                            capture_output=True, text=True, timeout=900)
+    if result.returncode != 0:
+        last = (result.stderr or result.stdout).strip().splitlines()[:1]
+        _say(f"Playwright's download failed: {last[0] if last else result.returncode}")
+        ATTEMPT_STAMP.parent.mkdir(parents=True, exist_ok=True)
+        ATTEMPT_STAMP.write_text("\n".join(engines))
+
+
+def _apt_chromium() -> None:
+    if system_chromium():
+        return
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        _say("no Chromium found, and apt-get as root is not available to install Debian's chromium")
+        return
+    _say("installing Debian's chromium with apt-get")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "update", "-qq"], check=False, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=False, env=env, stdout=subprocess.DEVNULL)
+
+
+def executables() -> dict[str, str]:
+    with sync_playwright() as playwright:
+        return {engine: getattr(playwright, engine).executable_path for engine in ("chromium", "firefox", "webkit")}
+
+
+def provision() -> int:
+    paths = executables()
+    missing = [engine for engine, path in paths.items() if not Path(path).is_file()]
+    if missing:
+        _playwright_download(missing)
+    if not Path(paths["chromium"]).is_file():
+        _apt_chromium()
+    report()
+    return 0
+
+
+def report() -> None:
+    paths = executables()
+    for config in CONFIGS.values():
+        try:
+            resolved = resolve(config, paths[config.engine])
+        except BrowserMissing as missing:
+            _say(f"browser {config.name}: skipped — {missing}")
+            continue
+        where = resolved.executable_path or paths[config.engine]
+        _say(f"browser {config.name}: {resolved.source} build at {where}")

@@ -1,0 +1,204 @@
+"""The harness's pytest plugin: browser configurations, the target, tool pages and clients.
+
+It builds on pytest-playwright's fixture chain (`browser_type_launch_args`, `browser_context_args`,
+`browser`, `context`, `page`) and keeps its options (--browser, --headed, --tracing,
+--screenshot, --output, --base-url); it adds the configuration `chromium-noflag` to --browser,
+and --target, --call-path, --fault and --real-time.
+"""
+
+from __future__ import annotations
+
+import socket
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext
+
+from harness.browsers import CONFIGS, BrowserConfig
+from harness.clients import CALL_PATHS, InPageClient, ToolClient
+from harness.pages import ToolPage, new_tool_page
+from harness.rules import BY_ID
+from harness.targets import Target, TargetError, check_reachable, load_profile, served_at
+
+TARGET_KEY = pytest.StashKey[Target]()
+
+
+# --- options -------------------------------------------------------------------------------
+
+def pytest_plugin_registered(plugin, manager: pytest.PytestPluginManager) -> None:
+    """pytest-playwright's --browser knows the three engines; add the harness's configurations.
+
+    Runs right after pytest-playwright registers its options, before the command line is parsed.
+    """
+    parser = getattr(manager, "_harness_parser", None)
+    if parser is None:
+        return
+    for option in parser.getgroup("playwright").options:
+        if "--browser" in option.names():
+            option.attrs()["choices"] = list(CONFIGS)
+            option.attrs()["help"] = "browser configuration (repeatable): " + ", ".join(CONFIGS)
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager._harness_parser = parser
+    harness = parser.getgroup("harness", "fukuemon playground harness")
+    harness.addoption("--target", default="reference",
+                      help="target profile: reference (default), localhost, production, or a .toml file")
+    harness.addoption("--call-path", action="append", choices=CALL_PATHS, default=[],
+                      help="call path (repeatable): in-page, relay (default: both)")
+    harness.addoption("--fault", action="append", default=[],
+                      help="switch on a named fault of the reference playground (repeatable)")
+    harness.addoption("--real-time", action="store_true",
+                      help="wait the 50-second rule out in real time instead of page.clock")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "rules(*ids): the spec rules (harness/rules.py) this scenario checks")
+    config.addinivalue_line("markers", "tool(name): the scenario is about one tool; skipped where the target lacks it")
+    config.addinivalue_line("markers", "call_paths(*paths): the call paths this scenario runs on")
+    try:
+        target = load_profile(config.getoption("--target"), config.getoption("--base-url", default=None))
+    except TargetError as error:
+        raise pytest.UsageError(str(error)) from None
+    if config.getoption("--fault") and not target.served:
+        raise pytest.UsageError("--fault needs the reference target: faults live in the reference playground")
+    config.stash[TARGET_KEY] = target
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    target = session.config.stash[TARGET_KEY]
+    if target.served or hasattr(session.config, "workerinput"):
+        return
+    try:
+        check_reachable(target)
+    except TargetError as error:
+        pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for marker in item.iter_markers("rules"):
+            unknown = [rule for rule in marker.args if rule not in BY_ID]
+            if unknown:
+                raise pytest.UsageError(f"{item.nodeid}: unknown rule ids {unknown} (see harness/rules.py)")
+
+
+@pytest.fixture(scope="session")
+def browser_config(browser_name: str) -> BrowserConfig:
+    return CONFIGS[browser_name]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    target = metafunc.config.stash[TARGET_KEY]
+    if "tool" in metafunc.fixturenames:
+        marker = metafunc.definition.get_closest_marker("tool")
+        tools = list(marker.args) if marker else list(target.ai_tools)
+        metafunc.parametrize("tool", tools, scope="session")
+    if "page_tool" in metafunc.fixturenames:
+        metafunc.parametrize("page_tool", list(target.tools), scope="session")
+    if "call_path" in metafunc.fixturenames:
+        paths = metafunc.config.getoption("--call-path") or list(CALL_PATHS)
+        marker = metafunc.definition.get_closest_marker("call_paths")
+        if marker:
+            paths = [path for path in paths if path in marker.args]
+        metafunc.parametrize("call_path", paths, scope="session")
+
+
+# --- the target ----------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def fixture_server(pytestconfig: pytest.Config):
+    """The local fixture server: the reference playground and the embedding host, per worker."""
+    from harness.server import FixtureServer, ReferenceConfig
+
+    target = pytestconfig.stash[TARGET_KEY]
+    relay_port = free_port() if target.served else target.relay_port
+    with FixtureServer(ReferenceConfig(relay_port=relay_port, faults=pytestconfig.getoption("--fault"))) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def target(pytestconfig: pytest.Config, fixture_server) -> Target:
+    target = pytestconfig.stash[TARGET_KEY]
+    if target.served:
+        return served_at(target, fixture_server.origin, fixture_server.config.relay_port)
+    return target
+
+
+@pytest.fixture
+def open_tool(context: BrowserContext, target: Target, request: pytest.FixtureRequest) -> Callable[..., ToolPage]:
+    """Open a tool page in a new tab: `open_tool("slides")`, `open_tool("slides", "empty_page")`."""
+    opened: list[ToolPage] = []
+    request.node.stash[OPENED_KEY] = opened
+
+    def open_(tool: str, which: str = "page", in_context: BrowserContext | None = None) -> ToolPage:
+        url = target.page_url(tool, which)
+        if url is None:
+            pytest.skip(f"target {target.name} has no {which} for {tool}")
+        tool_page = new_tool_page(in_context or context, target, tool)
+        opened.append(tool_page)
+        tool_page.goto(url)
+        return tool_page
+
+    return open_
+
+
+@pytest.fixture
+def tool_page(open_tool, tool: str) -> ToolPage:
+    return open_tool(tool)
+
+
+OPENED_KEY = pytest.StashKey[list]()
+
+
+# --- clients -------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def relay(request: pytest.FixtureRequest, target: Target) -> Iterator:
+    from harness.relay import Relay
+
+    home = Path(tempfile.mkdtemp(prefix="harness-relay-"))
+    with Relay(port=target.relay_port, widget_origin=target.widget_origin, home=home) as running:
+        yield running
+
+
+@pytest.fixture
+def client_for(call_path: str, request: pytest.FixtureRequest) -> Callable[[ToolPage], ToolClient]:
+    """Make the tool client of this test's call path for a tab."""
+    if call_path == "in-page":
+        return InPageClient
+    relay = request.getfixturevalue("relay")
+    request.node.stash[RELAY_KEY] = relay
+    return relay.client_for
+
+
+RELAY_KEY = pytest.StashKey[object]()
+
+
+@pytest.fixture
+def client(client_for, tool_page: ToolPage) -> ToolClient:
+    return client_for(tool_page)
+
+
+# --- failure reports -----------------------------------------------------------------------
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        report.user_properties.append(("rules", [rule for m in item.iter_markers("rules") for rule in m.args]))
+    if report.failed:
+        for tool_page in item.stash.get(OPENED_KEY, []):
+            report.sections.append((f"page console {tool_page.tool} {tool_page.page.url}", tool_page.console_text()))
+        relay = item.stash.get(RELAY_KEY, None)
+        if relay is not None:
+            report.sections.append(("relay stderr", relay.stderr_tail()))

