@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -73,7 +75,9 @@ def parse_result(raw: Any, context: str) -> dict:
 _PAGE_HELPERS = """
 (() => {
   if (window.__harness) return;
-  const native = () => Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext') !== undefined;
+  // The polyfill may define its own getter on Document.prototype: only the browser's is native code.
+  const getter = () => Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')?.get;
+  const native = () => !!getter() && /\[native code\]/.test(Function.prototype.toString.call(getter()));
   const ownTools = async () => {
     const mc = document.modelContext;
     if (!mc) return [];
@@ -149,22 +153,24 @@ class InPageClient:
             for t in self.tool_page.page.evaluate("window.__harness.tools()")
         ]
 
+    def _wait(self, done: Callable[[list[ToolInfo]], bool], timeout: float, what: str) -> list[ToolInfo]:
+        # Polled from here: an async predicate in page.wait_for_function is not awaited, and
+        # page timers may be under page.clock.
+        deadline = time.monotonic() + timeout
+        while True:
+            tools = self.tools()
+            if done(tools):
+                return tools
+            if time.monotonic() > deadline:
+                raise HarnessError(f"in-page: timed out after {timeout:.0f} s waiting for {what}; "
+                                   f"registered: {sorted(t.name for t in tools)}\n{self.diagnostics()}")
+            time.sleep(0.05)
+
     def wait_for_tools(self, names: set[str], timeout: float = 15.0) -> list[ToolInfo]:
-        self._helpers()
-        self.tool_page.page.wait_for_function(
-            "async (names) => { const have = (await window.__harness.tools()).map((t) => t.name);"
-            " return names.every((n) => have.includes(n)); }",
-            arg=sorted(names),
-            timeout=timeout * 1000,
-            polling=100,
-        )
-        return self.tools()
+        return self._wait(lambda tools: names <= {t.name for t in tools}, timeout, f"tools {sorted(names)}")
 
     def wait_for_no_tools(self, timeout: float = 15.0) -> None:
-        self._helpers()
-        self.tool_page.page.wait_for_function(
-            "async () => (await window.__harness.tools()).length === 0", timeout=timeout * 1000, polling=100
-        )
+        self._wait(lambda tools: not tools, timeout, "no tools")
 
     def start(self, name: str, arguments: dict[str, Any]) -> InPageCall:
         self._helpers()

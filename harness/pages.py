@@ -69,6 +69,13 @@ class ToolPage:
         self.switch.click()
         expect(self.switch).not_to_be_checked()
 
+    def resources_loaded_by(self, action) -> set[str]:
+        """URLs the page fetched while `action` ran (Resource Timing): e.g. the scripts the switch loads."""
+        start = self.page.evaluate("performance.now()")
+        action()
+        return set(self.page.evaluate(
+            "start => performance.getEntriesByType('resource').filter((e) => e.startTime >= start).map((e) => e.name)", start))
+
     def console_text(self) -> str:
         return "\n".join(self.console[-200:]) or "(no console output)"
 

@@ -130,6 +130,8 @@ class FixtureServer:
             server.daemon_threads = True
         self._threads: list[threading.Thread] = []
 
+    root = FIXTURES
+
     @property
     def origin(self) -> str:
         """The playground's origin."""

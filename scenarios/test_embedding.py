@@ -1,0 +1,56 @@
+"""Embedded pages never register, even where the browser would let them (Design Doc
+操作を公開するページ; ADR-0045 Decision 3). Both frames below would be allowed to register — a
+same-origin frame, and a cross-origin frame with allow="tools" — so non-registration is the
+page's own decision (window.self !== window.top)."""
+
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import expect
+
+from harness import contract
+from harness.clients import InPageClient
+from harness.pages import SWITCH_LABEL
+
+SAME_ORIGIN_HOST = "/__harness__/embed-host.html"
+
+
+def frame_urls(target, fixture_server, tool):
+    tool_url = target.page_url(tool)
+    host_page = (fixture_server.root / "embed-host" / "index.html")
+    return {
+        "same-origin": (target.url(SAME_ORIGIN_HOST) + f"?allow=tools&src={quote(tool_url, safe='')}", host_page),
+        "cross-origin": (f"{fixture_server.other_origin}/embed-host/?allow=tools&src={quote(tool_url, safe='')}", None),
+    }
+
+
+@pytest.mark.rules("embedding.no-registration", "embedding.no-header")
+@pytest.mark.parametrize("embedding", ["same-origin", "cross-origin"])
+def test_embedded_page_with_stored_on_registers_nothing(open_tool, context, target, fixture_server, tool, embedding):
+    top = open_tool(tool)
+    ai_resources = top.resources_loaded_by(lambda: (
+        top.turn_on(),  # ON is now stored for the tool's origin
+        InPageClient(top).wait_for_tools({op.name for op in contract.operations_of(tool)}),
+    ))
+
+    url, host_file = frame_urls(target, fixture_server, tool)[embedding]
+    host = context.new_page()
+    if host_file is not None:
+        # A page on the target's own origin that the harness makes: the target needs no help.
+        host.route(lambda u: u.startswith(target.url(SAME_ORIGIN_HOST)),
+                   lambda route: route.fulfill(path=host_file, content_type="text/html"))
+    host.goto(url)
+    frame_element = host.locator("iframe")
+    frame = frame_element.content_frame
+    expect(frame.locator("body")).not_to_be_empty()
+    expect(frame.get_by_role("banner")).to_have_count(0)
+    expect(frame.get_by_role("switch", name=SWITCH_LABEL)).to_have_count(0)
+    frame_handle = frame_element.element_handle().content_frame()
+    frame_handle.wait_for_load_state("load")
+    registered = frame_handle.evaluate(
+        "async () => document.modelContext ? (await document.modelContext.getTools()).filter((t) => !t.window || t.window === window).map((t) => t.name) : []"
+    )
+    assert registered == [], f"the {embedding} embedded page registered {registered}"
+    loaded = set(frame_handle.evaluate("performance.getEntriesByType('resource').map((e) => e.name)"))
+    assert not loaded & ai_resources, f"the embedded page loaded the AI operations' scripts: {sorted(loaded & ai_resources)}"
+    assert top.storage.read() is not None, "the embedded page changed the stored state"

@@ -1,0 +1,64 @@
+"""How the switch loads the polyfill and the relay script, and what happens when it cannot
+(Design Doc 許可のスイッチ, 登録から実行まで; ADR-0044 Decision 3 and its open question)."""
+
+import pytest
+from playwright.sync_api import expect
+
+from harness import contract
+from harness.clients import InPageClient
+
+NATIVE_TOOLS = """async () => {
+  const getter = Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')?.get;
+  if (!getter) return null;
+  const native = getter.call(document);
+  return { wrapped: native !== document.modelContext,
+           tools: (await native.getTools()).filter((t) => t.window === window).map((t) => t.name) };
+}"""
+
+
+def op_names(tool):
+    return {op.name for op in contract.operations_of(tool)}
+
+
+@pytest.mark.rules("registration.scripts-when-on")
+def test_scripts_load_only_when_the_switch_is_on(open_tool, tool):
+    tool_page = open_tool(tool)
+    ai_resources = tool_page.resources_loaded_by(lambda: (
+        tool_page.turn_on(), InPageClient(tool_page).wait_for_tools(op_names(tool))))
+    assert ai_resources, "turning the switch on loaded no script"
+    tool_page.turn_off()
+    tool_page.page.reload()
+    expect(tool_page.switch).not_to_be_checked()
+    loaded = set(tool_page.page.evaluate("performance.getEntriesByType('resource').map((e) => e.name)"))
+    assert not loaded & ai_resources, f"loaded with the switch off: {sorted(loaded & ai_resources)}"
+
+
+@pytest.mark.rules("registration.polyfill-always")
+def test_polyfill_is_loaded_even_with_native_webmcp(open_tool, tool, browser_config, record_property):
+    if not browser_config.webmcp_flag:
+        pytest.skip("only a browser with native WebMCP can show the polyfill loaded beside it")
+    tool_page = open_tool(tool)
+    tool_page.turn_on()
+    InPageClient(tool_page).wait_for_tools(op_names(tool))
+    native = tool_page.page.evaluate(NATIVE_TOOLS)
+    assert native["wrapped"], "document.modelContext is still the browser's own object: the polyfill was not loaded"
+    # ADR-0044's open question: which implementation received the registration.
+    record_property("finding:registration-receiver",
+                    "native and polyfill" if set(native["tools"]) >= op_names(tool) else "polyfill only")
+
+
+@pytest.mark.rules("switch.start-failure")
+def test_script_that_cannot_load_turns_the_switch_back_off(open_tool, tool):
+    probe = open_tool(tool)
+    ai_resources = probe.resources_loaded_by(lambda: (
+        probe.turn_on(), InPageClient(probe).wait_for_tools(op_names(tool))))
+    probe.turn_off()
+    probe.page.close()
+
+    tool_page = open_tool(tool)
+    tool_page.page.route(lambda url: url in ai_resources, lambda route: route.abort())
+    tool_page.switch.click()
+    expect(tool_page.start_failure).to_be_visible()
+    expect(tool_page.start_failure).not_to_have_text("AI からの操作を始められません")  # a reason follows the title
+    expect(tool_page.switch).not_to_be_checked()
+    assert tool_page.storage.raw() is None

@@ -1,0 +1,144 @@
+"""What the switch keeps in localStorage, and for how long (Design Doc スイッチと確認の状態の保存,
+登録から実行まで). Time is moved with Playwright's clock, never waited for."""
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+from playwright.sync_api import expect
+
+from harness import contract
+from harness.clients import InPageClient
+from harness.pages import SEVEN_DAYS_MS
+
+T0 = 1_900_000_000_000  # a fixed instant (2030) for the pages' clocks, in ms since the epoch
+
+
+def at(ms: int) -> datetime:
+    """Playwright's Python clock reads plain numbers as seconds; say the instant unambiguously."""
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+
+
+def op_names(tool):
+    return {op.name for op in contract.operations_of(tool)}
+
+
+@pytest.fixture
+def clocked(context):
+    """Pages of this context run on a fake clock starting at T0 (install before the first page)."""
+    context.clock.install(time=at(T0))
+    return context.clock
+
+
+@pytest.mark.rules("storage.shape", "storage.enabled-until")
+def test_turning_on_stores_seven_days_under_the_tools_key(clocked, open_tool, tool):
+    tool_page = open_tool(tool)
+    clocked.pause_at(at(T0 + 60_000))
+    tool_page.turn_on()
+    stored = tool_page.storage.read()
+    assert stored == {"v": 1, "enabledUntil": T0 + 60_000 + SEVEN_DAYS_MS, "skipConfirmUntil": None}, (
+        f"{tool_page.storage.key} holds {stored}"
+    )
+
+
+@pytest.mark.rules("registration.stored-on", "storage.no-extension")
+def test_stored_on_registers_on_open_without_extending(clocked, open_tool, tool):
+    tool_page = open_tool(tool)
+    until = tool_page.storage.now() + 3 * 24 * 3600 * 1000
+    tool_page.storage.write(until)
+    tool_page.page.reload()
+    expect(tool_page.switch).to_be_checked()
+    InPageClient(tool_page).wait_for_tools(op_names(tool))
+    assert tool_page.storage.read() == {"v": 1, "enabledUntil": until, "skipConfirmUntil": None}
+
+
+INVALID_VALUES = {
+    "not-json": "{v:1",
+    "wrong-version": json.dumps({"v": 2, "enabledUntil": T0 + 10**9, "skipConfirmUntil": None}),
+    "until-not-a-number": json.dumps({"v": 1, "enabledUntil": "tomorrow", "skipConfirmUntil": None}),
+    "skip-not-number-or-null": json.dumps({"v": 1, "enabledUntil": T0 + 10**9, "skipConfirmUntil": "x"}),
+    "not-an-object": "[1]",
+    "expired": json.dumps({"v": 1, "enabledUntil": T0 - 1, "skipConfirmUntil": None}),
+}
+
+
+@pytest.mark.rules("storage.invalid-removed")
+@pytest.mark.parametrize("value", INVALID_VALUES.values(), ids=INVALID_VALUES.keys())
+def test_invalid_or_expired_value_is_off_and_removed(clocked, open_tool, tool, value):
+    tool_page = open_tool(tool)
+    tool_page.storage.write_raw(value)
+    tool_page.page.reload()
+    expect(tool_page.switch).not_to_be_checked()
+    assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
+    assert not InPageClient(tool_page).tools()
+
+
+@pytest.mark.rules("storage.off-removes")
+def test_turning_off_removes_the_key(open_tool, tool):
+    tool_page = open_tool(tool)
+    tool_page.turn_on()
+    assert tool_page.storage.read() is not None
+    tool_page.turn_off()
+    assert tool_page.storage.raw() is None
+
+
+@pytest.mark.rules("storage.expiry-while-open")
+def test_expiry_while_open_turns_off_and_unregisters(clocked, open_tool, tool):
+    tool_page = open_tool(tool)
+    tool_page.storage.write(tool_page.storage.now() + 60_000)
+    tool_page.page.reload()
+    client = InPageClient(tool_page)
+    client.wait_for_tools(op_names(tool))
+    clocked.run_for(61_000)
+    expect(tool_page.switch).not_to_be_checked()
+    client.wait_for_no_tools()
+    assert tool_page.storage.raw() is None
+
+
+@pytest.mark.rules("call.after-expiry")
+def test_call_after_expiry_is_declined_and_turns_off(clocked, open_tool, tool):
+    # A background tab's timers may run late: the clock jumps without firing them.
+    tool_page = open_tool(tool)
+    tool_page.storage.write(tool_page.storage.now() + 60_000)
+    tool_page.page.reload()
+    client = InPageClient(tool_page)
+    client.wait_for_tools(op_names(tool))
+    read = next(op for op in contract.operations_of(tool) if contract.READ_ONLY in op.annotations)
+    clocked.set_system_time(at(T0 + 10 * 60_000))
+    call = client.start(read.name, read.example)
+    result = call.result()
+    assert result["ok"] is False and result["error"]["code"] == "declined", result
+    expect(tool_page.switch).not_to_be_checked()
+
+
+@pytest.mark.rules("storage.cross-tab")
+def test_other_tabs_follow_the_switch(context, open_tool, tool):
+    first, second = open_tool(tool), open_tool(tool)
+    first.turn_on()
+    expect(second.switch).to_be_checked()
+    InPageClient(second).wait_for_tools(op_names(tool))
+    second.turn_off()
+    expect(first.switch).not_to_be_checked()
+    InPageClient(first).wait_for_no_tools()
+
+
+BLOCKED_STORAGE = """
+for (const name of ['getItem', 'setItem', 'removeItem', 'clear', 'key']) {
+  Storage.prototype[name] = function () { throw new DOMException('blocked by the harness', 'SecurityError'); };
+}
+"""
+
+
+@pytest.mark.rules("storage.unavailable")
+def test_switch_works_for_the_page_when_storage_throws(context, open_tool, tool):
+    context.add_init_script(BLOCKED_STORAGE)
+    tool_page = open_tool(tool)
+    client = InPageClient(tool_page)
+    tool_page.turn_on()
+    client.wait_for_tools(op_names(tool))
+    expect(tool_page.start_failure).to_have_count(0)
+    tool_page.turn_off()
+    client.wait_for_no_tools()
+    tool_page.turn_on()
+    tool_page.page.reload()
+    expect(tool_page.switch).not_to_be_checked()
