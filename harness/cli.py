@@ -47,6 +47,18 @@ def _rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(args: argparse.Namespace) -> int:
+    from harness import verify
+
+    return verify.run(args)
+
+
+def _selftest(args: argparse.Namespace) -> int:
+    from harness import selftest
+
+    return selftest.run(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -72,6 +84,23 @@ def main(argv: list[str] | None = None) -> int:
 
     rules = commands.add_parser("rules", help="every rule id with its source and the scenarios that check it")
     rules.set_defaults(run=_rules)
+
+    verify = commands.add_parser("verify", help="run the scenarios and write the Verification tables")
+    verify.add_argument("--target", default="reference", help="reference (default), localhost, production, or a .toml profile")
+    verify.add_argument("--base-url", help="the target's address, overriding the profile's")
+    verify.add_argument("--browser", action="append", help="browser configuration (default: all four)")
+    verify.add_argument("--call-path", action="append", help="call path (default: both)")
+    verify.add_argument("--fault", action="append", help="run against a named fault of the reference")
+    verify.add_argument("--out", default="verification", help="output folder (default: verification/)")
+    verify.add_argument("--lang", default="en", choices=["ja", "en"], help="also write this language (ja is always written)")
+    verify.add_argument("--workers", default="2", help="pytest-xdist workers (default 2)")
+    verify.add_argument("--real-time", action="store_true", help="wait out the 50-second rule in real time")
+    verify.add_argument("pytest_args", nargs="*", help="further pytest arguments (after --)")
+    verify.set_defaults(run=_verify)
+
+    selftest = commands.add_parser("selftest", help="unit tests, the scenarios on Chromium, and the fault proof")
+    selftest.add_argument("--workers", default="2", help="processes at once (default 2)")
+    selftest.set_defaults(run=_selftest)
 
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_DFL) if args.command == "serve" else None

@@ -56,6 +56,8 @@ class ToolClient(Protocol):
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict: ...
 
+    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = 30.0) -> dict: ...
+
 
 def parse_result(raw: Any, context: str) -> dict:
     if not isinstance(raw, str):
@@ -69,10 +71,20 @@ def parse_result(raw: Any, context: str) -> dict:
     return value
 
 
+def call_when_ready(client: "ToolClient", name: str, arguments: dict[str, Any] | None, timeout: float) -> dict:
+    """Call until the operation stops answering not_ready (a tool still loading), or the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = client.call(name, arguments)
+        if result["ok"] or result["error"]["code"] != "not_ready" or time.monotonic() > deadline:
+            return result
+        time.sleep(0.1)
+
+
 # Runs in the page. The native API (Chromium's WebMCP) takes an input object; the MCP-B polyfill
 # 5.1.0, when it stands alone, takes the input as a JSON string. Tools of same-origin child
 # frames also show in the native getTools(): only the top window's count.
-_PAGE_HELPERS = """
+_PAGE_HELPERS = r"""
 (() => {
   if (window.__harness) return;
   // The polyfill may define its own getter on Document.prototype: only the browser's is native code.
@@ -183,6 +195,9 @@ class InPageClient:
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict:
         return self.start(name, arguments or {}).result()
+
+    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = 30.0) -> dict:
+        return call_when_ready(self, name, arguments, timeout)
 
     def diagnostics(self) -> str:
         return f"--- page console ({self.tool_page.page.url}) ---\n{self.tool_page.console_text()}"

@@ -7,6 +7,7 @@ import json
 import re
 import secrets
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
@@ -34,6 +35,10 @@ class ToolPage:
         self.console: list[str] = []
         page.on("console", lambda message: self.console.append(f"[{message.type}] {message.text}"))
         page.on("pageerror", lambda error: self.console.append(f"[pageerror] {error}"))
+        # Every origin the page contacts, WebSockets included (the report's network findings).
+        self.contacted: set[str] = set()
+        page.on("request", lambda request: self.contacted.add(_origin(request.url)))
+        page.on("websocket", lambda socket: self.contacted.add(_origin(socket.url)))
 
     @property
     def switch(self) -> Locator:
@@ -110,7 +115,8 @@ class PermissionStorage:
 
 
 class ConfirmDialog:
-    """The confirmation dialog (Design Doc 確認の画面)."""
+    """The confirmation dialog (Design Doc 確認の画面), found the way a user sees it: the dialog role,
+    its heading, its two buttons and the checkbox by their labels."""
 
     def __init__(self, root: Locator):
         self.root = root
@@ -132,7 +138,32 @@ class ConfirmDialog:
 
     @property
     def detail(self) -> Locator:
+        """The Disclosure with the full content (detail)."""
         return self.root.locator("details")
+
+    def open_detail(self) -> Locator:
+        """Open the Disclosure; returns it."""
+        detail = self.detail
+        if detail.get_attribute("open") is None:
+            detail.locator("summary").click()
+        return detail
+
+    def body_text(self) -> str:
+        return self.root.inner_text()
+
+
+LOG_FIELDS = ("time", "name", "args", "badge", "result")
+
+
+@dataclass(frozen=True)
+class LogRow:
+    """One row's header, in the Design Doc's order: 時刻、操作の名前、引数の要約、StatusBadge、結果の要約."""
+
+    time: str
+    name: str
+    args: str
+    badge: str
+    result: str
 
 
 class OperationLog:
@@ -149,6 +180,50 @@ class OperationLog:
     def connect_help(self) -> Locator:
         return self.root.get_by_text(CONNECT_HELP_LABEL)
 
+    @property
+    def toggle(self) -> Locator:
+        """The panel's title, the button that opens and closes it."""
+        return self.root.get_by_role("button", name=SWITCH_LABEL, exact=True)
+
+    def is_expanded(self) -> bool:
+        return self.toggle.get_attribute("aria-expanded") != "false"
+
+    def collapse(self) -> None:
+        if self.is_expanded():
+            self.toggle.click()
+        expect(self.toggle).to_have_attribute("aria-expanded", "false")
+
+    def expand(self) -> None:
+        if not self.is_expanded():
+            self.toggle.click()
+        expect(self.toggle).to_have_attribute("aria-expanded", "true")
+
+    def row_header(self, row: Locator) -> Locator:
+        """The always-visible line of a row (the part one clicks to open it)."""
+        return row.locator("summary").first
+
+    def row(self, index: int) -> LogRow:
+        """Parse row `index` (negative counts from the end): the header's five cells in order."""
+        count = self.rows.count()
+        row = self.rows.nth(index % count if count else index)
+        cells = self.row_header(row).locator(":scope > *")
+        texts = [text.strip() for text in cells.all_inner_texts()]
+        if len(texts) != len(LOG_FIELDS):
+            raise AssertionError(f"a log row's header has {len(texts)} cells, expected {len(LOG_FIELDS)} "
+                                 f"({', '.join(LOG_FIELDS)}): {texts}")
+        return LogRow(*texts)
+
+    def open_row(self, index: int) -> tuple[str, str]:
+        """Open row `index`; returns the full (arguments, result) texts it shows."""
+        count = self.rows.count()
+        row = self.rows.nth(index % count if count else index)
+        if row.locator("details").first.get_attribute("open") is None:
+            self.row_header(row).click()
+        texts = row.locator("pre")
+        expect(texts).to_have_count(2)
+        expect(texts.first).to_be_visible()
+        return texts.nth(0).text_content() or "", texts.nth(1).text_content() or ""
+
 
 def new_tool_page(context: BrowserContext, target: Target, tool: str) -> ToolPage:
     """A new tab for `tool`, with a relay tab id of its own so the relay client can tell tabs apart."""
@@ -158,6 +233,11 @@ def new_tool_page(context: BrowserContext, target: Target, tool: str) -> ToolPag
         f"try {{ sessionStorage.setItem({json.dumps(RELAY_TAB_ID_KEY)}, {json.dumps(relay_tab_id)}) }} catch {{}}"
     )
     return ToolPage(page, target, tool, relay_tab_id)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.netloc else parts.scheme + ":"
 
 
 TIME_OF_DAY = re.compile(r"^\d{2}:\d{2}:\d{2}$")

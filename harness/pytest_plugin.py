@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext
 
+from harness import baseline
 from harness.browsers import CONFIGS, BrowserConfig
 from harness.clients import CALL_PATHS, InPageClient, ToolClient
 from harness.pages import ToolPage, new_tool_page
@@ -50,6 +51,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                       help="call path (repeatable): in-page, relay (default: both)")
     harness.addoption("--fault", action="append", default=[],
                       help="switch on a named fault of the reference playground (repeatable)")
+    harness.addoption("--results-json", default=None, help="write every result with its parameters here (python -m harness verify)")
     harness.addoption("--real-time", action="store_true",
                       help="wait the 50-second rule out in real time instead of page.clock")
 
@@ -65,6 +67,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--fault") and not target.served:
         raise pytest.UsageError("--fault needs the reference target: faults live in the reference playground")
     config.stash[TARGET_KEY] = target
+    if config.getoption("--results-json"):
+        from harness.results import ResultsRecorder
+
+        config.pluginmanager.register(ResultsRecorder(Path(config.getoption("--results-json"))), "harness-results")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -78,7 +84,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    entries, parts = baseline.load(), baseline.installed_parts()
     for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        reason = baseline.reason_for(item.nodeid.split("[")[0], params, entries, parts)
+        if reason:
+            item.add_marker(pytest.mark.xfail(strict=True, reason=f"baseline: {reason}"))
         for marker in item.iter_markers("rules"):
             unknown = [rule for rule in marker.args if rule not in BY_ID]
             if unknown:
@@ -194,8 +205,10 @@ def client(client_for, tool_page: ToolPage) -> ToolClient:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     outcome = yield
     report = outcome.get_result()
-    if report.when == "call":
+    if report.when in ("setup", "call"):
         report.user_properties.append(("rules", [rule for m in item.iter_markers("rules") for rule in m.args]))
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        report.user_properties.append(("params", {k: v for k, v in params.items() if isinstance(v, (str, int))}))
     if report.failed:
         for tool_page in item.stash.get(OPENED_KEY, []):
             report.sections.append((f"page console {tool_page.tool} {tool_page.page.url}", tool_page.console_text()))

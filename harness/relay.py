@@ -25,7 +25,7 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from harness.clients import HarnessError, ToolInfo, parse_result
+from harness.clients import HarnessError, ToolInfo, call_when_ready, parse_result
 from harness.pages import ToolPage
 from harness.paths import NODE_MODULES
 
@@ -115,9 +115,13 @@ class RelayCall:
 
     def result(self, timeout: float = 30.0) -> dict:
         is_error, text = self.raw(timeout)
-        if is_error:
-            raise HarnessError(f"{self.name} (relay): the relay answered with an error: {text}\n{self.relay.diagnostics(self.tool_page)}")
-        return parse_result(text, f"{self.name} (relay)")
+        try:
+            return parse_result(text, f"{self.name} (relay)")
+        except AssertionError:
+            if not is_error:
+                raise
+        # Not the page's JSON: the relay itself refused the call.
+        raise HarnessError(f"{self.name} (relay): the relay answered with an error: {text}\n{self.relay.diagnostics(self.tool_page)}")
 
 
 class RelayClient:
@@ -169,6 +173,9 @@ class RelayClient:
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict:
         return self.start(name, arguments or {}).result()
+
+    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = 30.0) -> dict:
+        return call_when_ready(self, name, arguments, timeout)
 
 
 class Relay:

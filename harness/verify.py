@@ -1,0 +1,81 @@
+"""`python -m harness verify`: run the scenarios over every browser configuration and both call
+paths, then write the Verification tables (verification.md, in the ADRs' form), results.json
+and junit.xml into one folder."""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from harness import contract, versions
+from harness.browsers import CONFIGS, BrowserMissing, resolve
+from harness.clients import CALL_PATHS
+from harness.paths import ROOT
+from harness.report import write_reports
+
+
+@dataclass
+class ConfigStatus:
+    name: str
+    available: bool
+    detail: str  # the browser and version, or why it could not run
+
+
+def browser_statuses(names: list[str]) -> list[ConfigStatus]:
+    statuses = []
+    with sync_playwright() as playwright:
+        for name in names:
+            config = CONFIGS[name]
+            browser_type = getattr(playwright, config.engine)
+            try:
+                resolved = resolve(config, browser_type.executable_path)
+            except BrowserMissing as missing:
+                statuses.append(ConfigStatus(name, False, str(missing)))
+                continue
+            try:
+                browser = browser_type.launch(executable_path=resolved.executable_path, args=config.launch_args())
+            except Exception as error:  # a browser that is installed but does not start
+                statuses.append(ConfigStatus(name, False, f"{name}: does not start: {str(error).splitlines()[0]}"))
+                continue
+            engine = {"chromium": "Chromium", "firefox": "Firefox", "webkit": "WebKit"}[config.engine]
+            source = "Playwright" if resolved.source == "playwright" else "system"
+            statuses.append(ConfigStatus(name, True, f"{engine} {browser.version} ({source})"))
+            browser.close()
+    return statuses
+
+
+def run(args) -> int:
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    names = args.browser or list(CONFIGS)
+    statuses = browser_statuses(names)
+    for status in statuses:
+        print(f"verify: {status.name}: {status.detail}", flush=True)
+    runnable = [s.name for s in statuses if s.available]
+    code = 0
+    if runnable:
+        command = [
+            sys.executable, "-m", "pytest", "scenarios", "-p", "no:cacheprovider",
+            "-n", str(args.workers), "--target", args.target,
+            f"--results-json={out / 'results.json'}", f"--junitxml={out / 'junit.xml'}",
+            f"--output={out / 'artifacts'}", "--tracing=retain-on-failure", "--screenshot=only-on-failure",
+            *[a for n in runnable for a in ("--browser", n)],
+            *[a for p in (args.call_path or []) for a in ("--call-path", p)],
+            *(["--base-url", args.base_url] if args.base_url else []),
+            *[a for f in (args.fault or []) for a in ("--fault", f)],
+            *(["--real-time"] if args.real_time else []),
+            *args.pytest_args,
+        ]
+        code = subprocess.run(command, cwd=ROOT).returncode
+    results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else []
+    write_reports(out, results, statuses, args, langs=["ja", args.lang] if args.lang != "ja" else ["ja"])
+    print(f"verify: wrote {out / 'verification.md'}, results.json and junit.xml", flush=True)
+    if code == 5:
+        return 1  # nothing ran: not a verification
+    return code

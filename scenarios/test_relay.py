@@ -1,0 +1,97 @@
+"""What an MCP client sees through the MCP-B relay (Design Doc 操作の一覧, 操作の対象の図とスライド;
+ADR-0044 Decision 3 and Verification). These scenarios need the relay, so they run on that
+call path only."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from harness import contract
+from harness.relay import DESCRIPTION_PREFIX
+
+pytestmark = pytest.mark.call_paths("relay")
+
+
+def op_names(tool):
+    return {op.name for op in contract.operations_of(tool)}
+
+
+@pytest.fixture
+def listed(tool_page, client, tool):
+    tool_page.turn_on()
+    return client.wait_for_tools(op_names(tool))
+
+
+@pytest.mark.rules("relay.names", "relay.calls")
+def test_names_reach_the_client_sanitized(listed, call_path):
+    for info in listed:
+        assert re.fullmatch(r"[a-zA-Z0-9_]+", info.exposed_name), info.exposed_name
+        assert info.exposed_name == info.name, f"{info.name} was listed as {info.exposed_name}"
+
+
+@pytest.mark.rules("relay.two-tabs")
+def test_description_starts_with_the_page_title(listed, tool_page, call_path):
+    title = tool_page.page.title()
+    for info in listed:
+        prefix = DESCRIPTION_PREFIX.match(info.description)
+        assert prefix and prefix["title"] == title, f"{info.name}: {info.description[:120]!r} lacks the title {title!r}"
+
+
+@pytest.mark.rules("relay.two-tabs", "canvas.open-document")
+def test_two_tabs_are_told_apart(open_tool, client_for, tool, call_path):
+    first, second = open_tool(tool), open_tool(tool, "other_page")
+    clients = [client_for(first), client_for(second)]
+    first.turn_on()  # the second tab follows through the storage event
+    for client in clients:
+        client.wait_for_tools(op_names(tool))
+    read = next(op for op in contract.operations_of(tool) if contract.READ_ONLY in op.annotations)
+    for tool_page, client in zip((first, second), clients):
+        info = next(i for i in client.tools() if i.name == read.name)
+        suffix = "_" + tool_page.relay_tab_id[:4]
+        assert info.exposed_name == read.name + suffix, f"{info.exposed_name} lacks the tab suffix {suffix}"
+        assert DESCRIPTION_PREFIX.match(info.description)["title"] == tool_page.page.title()
+        result = client.call_when_ready(read.name)
+        assert result["ok"] is True, result
+        if "document" in result:
+            assert result["document"]["name"] == tool_page.page.title(), result["document"]
+
+
+@pytest.mark.rules("relay.tools-follow-page")
+def test_closing_the_tab_removes_its_tools(listed, tool_page, client, call_path):
+    tool_page.page.close()
+    client.wait_for_no_tools()
+
+
+@pytest.mark.rules("relay.widget-origin")
+def test_page_of_another_origin_never_reaches_the_client(open_tool, target, fixture_server, relay, client_for, tool, context, call_path):
+    if not target.served:
+        pytest.skip("needs the same tool page on a second origin, which only the served reference has")
+    tool_page = open_tool(tool)
+    tool_page.page.goto(target.page_url(tool).replace(target.origin, fixture_server.other_origin))
+    tool_page.switch.click()
+    expect(tool_page.switch).to_be_checked()
+    relay.wait_until(lambda: "disallowed host origin" in relay.stderr_tail(400), 15, "the relay to refuse the page", tool_page)
+    assert not client_for(tool_page).tools(), "a page of an origin outside --widget-origin reached the client"
+
+
+@pytest.mark.rules("relay.input-validation")
+def test_relay_validates_enums_before_the_page(listed, client, tool, call_path):
+    enum_inputs = [
+        (info, key, schema) for info in listed
+        for key, schema in info.input_schema.get("properties", {}).items() if schema.get("enum")
+    ]
+    if not enum_inputs:
+        pytest.skip(f"no {tool} operation has an enum input")
+    info, key, schema = enum_inputs[0]
+    call = client.start(info.name, {key: "harness-not-in-enum"})
+    is_error, text = call.raw()
+    assert is_error and "Input validation error" in text, (is_error, text[:300])
+
+
+@pytest.mark.rules("relay.annotations")
+def test_annotations_reach_the_client(listed, tool, call_path, record_property):
+    dropped = {info.name: sorted(contract.BY_NAME[info.name].annotations - info.annotations) for info in listed}
+    dropped = {name: hints for name, hints in dropped.items() if hints}
+    record_property("finding:relay-dropped-annotations", dropped)
+    assert not dropped, f"annotations the client does not see through the relay: {dropped}"
