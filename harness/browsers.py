@@ -95,4 +95,4 @@ def resolve(config: BrowserConfig, playwright_executable: str) -> ResolvedBrowse
         path = system_chromium()
         if path:
             return ResolvedBrowser(config, path, "system")
-    raise BrowserMissing(f"{config.name}: {config.engine} is not installed; install it with `{install_hint(config.engine)}`")
+    raise BrowserMissing(f"{config.engine} is not installed; install it with `{install_hint(config.engine)}`")

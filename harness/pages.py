@@ -174,7 +174,8 @@ class OperationLog:
 
     @property
     def rows(self) -> Locator:
-        return self.root.get_by_role("listitem")
+        # Rows hidden while the panel is collapsed still count.
+        return self.root.get_by_role("listitem", include_hidden=True)
 
     @property
     def connect_help(self) -> Locator:

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import BrowserContext
 
 from harness import baseline
-from harness.browsers import CONFIGS, BrowserConfig
+from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, resolve
 from harness.clients import CALL_PATHS, InPageClient, ToolClient
 from harness.pages import ToolPage, new_tool_page
 from harness.rules import BY_ID
@@ -66,6 +66,11 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     if config.getoption("--fault") and not target.served:
         raise pytest.UsageError("--fault needs the reference target: faults live in the reference playground")
+    if not target.served and not hasattr(config, "workerinput") and not config.getoption("collectonly"):
+        try:
+            check_reachable(target)  # once, before any scenario: one line instead of a failure per test
+        except TargetError as error:
+            raise pytest.UsageError(str(error)) from None
     config.stash[TARGET_KEY] = target
     if config.getoption("--results-json"):
         from harness.results import ResultsRecorder
@@ -73,20 +78,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ResultsRecorder(Path(config.getoption("--results-json"))), "harness-results")
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    target = session.config.stash[TARGET_KEY]
-    if target.served or hasattr(session.config, "workerinput"):
-        return
-    try:
-        check_reachable(target)
-    except TargetError as error:
-        pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     entries, parts = baseline.load(), baseline.installed_parts()
+    missing = _missing_browsers({item.callspec.params["browser_name"] for item in items
+                                 if "browser_name" in getattr(getattr(item, "callspec", None), "params", {})})
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
+        if params.get("browser_name") in missing:
+            # Marked at collection: never launched, never counted as passed, one summary line per file.
+            item.add_marker(pytest.mark.skip(reason=missing[params["browser_name"]]))
+            item.stash[MISSING_BROWSER_KEY] = params["browser_name"]
         reason = baseline.reason_for(item.nodeid.split("[")[0], params, entries, parts)
         if reason:
             item.add_marker(pytest.mark.xfail(strict=True, reason=f"baseline: {reason}"))
@@ -99,6 +100,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(scope="session")
 def browser_config(browser_name: str) -> BrowserConfig:
     return CONFIGS[browser_name]
+
+
+def _missing_browsers(names: set[str]) -> dict[str, str]:
+    """Configurations among `names` whose browser is not installed, with the reason."""
+    if not names:
+        return {}
+    from playwright.sync_api import sync_playwright
+
+    missing = {}
+    with sync_playwright() as playwright:
+        for name in names:
+            config = CONFIGS[name]
+            try:
+                resolve(config, getattr(playwright, config.engine).executable_path)
+            except BrowserMissing as error:
+                missing[name] = str(error)
+    return missing
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -168,6 +186,7 @@ def tool_page(open_tool, tool: str) -> ToolPage:
 
 
 OPENED_KEY = pytest.StashKey[list]()
+MISSING_BROWSER_KEY = pytest.StashKey[str]()
 
 
 # --- clients -------------------------------------------------------------------------------
@@ -205,6 +224,10 @@ def client(client_for, tool_page: ToolPage) -> ToolClient:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     outcome = yield
     report = outcome.get_result()
+    missing = item.stash.get(MISSING_BROWSER_KEY, None)
+    if missing and report.skipped and isinstance(report.longrepr, tuple):
+        # One summary line per configuration instead of one per scenario.
+        report.longrepr = (f"--browser {missing}", None, report.longrepr[2])
     if report.when in ("setup", "call"):
         report.user_properties.append(("rules", [rule for m in item.iter_markers("rules") for rule in m.args]))
         params = getattr(getattr(item, "callspec", None), "params", {})
