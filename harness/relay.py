@@ -76,7 +76,7 @@ def _end_all() -> None:
         _end_process(pid)
 
 
-def _children_running(port: int) -> list[int]:
+def _children_running(cli: Path, port: int) -> list[int]:
     """PIDs of this process's children that run the relay CLI on `port` (Linux /proc)."""
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -87,7 +87,7 @@ def _children_running(port: int) -> list[int]:
             cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
         except (OSError, ValueError, IndexError):
             continue
-        if str(RELAY_CLI).encode() in cmdline and str(port).encode() in cmdline:
+        if str(cli).encode() in cmdline and str(port).encode() in cmdline:
             found.append(int(stat.parent.name))
     return found
 
@@ -181,7 +181,10 @@ class RelayClient:
 class Relay:
     """A spawned relay CLI with an MCP client session to it; use as a context manager."""
 
-    def __init__(self, port: int, widget_origin: str, home: Path, start_timeout: float = 30.0):
+    def __init__(self, port: int, widget_origin: str, home: Path, start_timeout: float = 30.0, cli: Path = RELAY_CLI):
+        if not 0 < port < 65536:
+            raise RelayError(f"relay port {port} is not a TCP port")
+        self.cli = cli
         self.port = port
         self.widget_origin = widget_origin
         self.home = home
@@ -198,8 +201,8 @@ class Relay:
     # lifecycle ----------------------------------------------------------------------------
 
     def __enter__(self) -> "Relay":
-        if not RELAY_CLI.is_file():
-            raise RelayError(f"the relay CLI is not installed at {RELAY_CLI}: run `npm ci`")
+        if not self.cli.is_file():
+            raise RelayError(f"the relay CLI is not installed at {self.cli}: run `npm ci`")
         if port_is_held(self.port):
             raise RelayError(
                 f"port {self.port} is already held by a process the harness did not start; a relay there would "
@@ -220,14 +223,14 @@ class Relay:
         self._stop = asyncio.Event()
         params = StdioServerParameters(
             command="node",
-            args=[str(RELAY_CLI), "--port", str(self.port), "--widget-origin", self.widget_origin],
+            args=[str(self.cli), "--port", str(self.port), "--widget-origin", self.widget_origin],
             env={"HOME": str(self.home)},  # the relay writes $HOME/.webmcp/relay-port.json
         )
         try:
             with self.stderr_path.open("w") as errlog:
                 async with AsyncExitStack() as stack:
                     read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
-                    self._pid = next(iter(_children_running(self.port)), None)
+                    self._pid = next(iter(_children_running(self.cli, self.port)), None)
                     if self._pid:
                         _live_pids.add(self._pid)
                     self.session = await stack.enter_async_context(
@@ -257,7 +260,7 @@ class Relay:
                 pass
         if self._pid:
             _end_process(self._pid)
-        for pid in _children_running(self.port):
+        for pid in _children_running(self.cli, self.port):
             _end_process(pid)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)

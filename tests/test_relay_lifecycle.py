@@ -1,0 +1,85 @@
+"""The relay the harness spawns: a clear error when it cannot start, and always ended."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.paths import ROOT
+from harness.relay import RELAY_CLI, Relay, RelayError
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def relay_processes() -> list[int]:
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if str(RELAY_CLI).encode() in cmdline.read_bytes():
+                pids.append(int(cmdline.parent.name))
+        except OSError:
+            pass
+    return pids
+
+
+def test_relay_starts_lists_its_own_tools_and_ends(tmp_path):
+    before = set(relay_processes())
+    with Relay(port=free_port(), widget_origin="http://localhost:1", home=tmp_path) as relay:
+        names = {tool.name for tool in relay.list_tools()}
+        assert "webmcp_list_tools" in names
+        assert set(relay_processes()) - before, "no relay process while the relay is open"
+    assert set(relay_processes()) <= before, "the relay process outlived its context"
+
+
+def test_held_port_is_refused_with_a_reason(tmp_path):
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        with pytest.raises(RelayError, match="already held by a process the harness did not start"):
+            Relay(port=holder.getsockname()[1], widget_origin="http://localhost:1", home=tmp_path).__enter__()
+
+
+def test_relay_that_does_not_start_gives_its_stderr(tmp_path):
+    # A CLI that dies at once, as a broken install would: the error must carry what it printed.
+    broken = tmp_path / "cli.js"
+    broken.write_text("console.error('relay: cannot bind'); process.exit(3);\n")
+    with pytest.raises(RelayError, match="did not start") as failure:
+        Relay(port=free_port(), widget_origin="http://localhost:1", home=tmp_path, start_timeout=15, cli=broken).__enter__()
+    assert "relay: cannot bind" in str(failure.value)
+
+
+def test_port_outside_tcp_range_is_refused(tmp_path):
+    with pytest.raises(RelayError, match="not a TCP port"):
+        Relay(port=70000, widget_origin="http://localhost:1", home=tmp_path)
+
+
+def test_ctrl_c_during_a_relay_scenario_leaves_no_relay(tmp_path):
+    before = set(relay_processes())
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--call-path", "relay",
+         "scenarios/test_switch.py", "-k", "registers_exactly"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not set(relay_processes()) - before:
+            assert time.monotonic() < deadline and run.poll() is None, "the relay never started"
+            time.sleep(0.05)
+        os.killpg(run.pid, signal.SIGINT)
+        run.wait(60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while set(relay_processes()) - before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not set(relay_processes()) - before, f"relay processes left after Ctrl-C: {set(relay_processes()) - before}"
