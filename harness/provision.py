@@ -62,12 +62,12 @@ def provision() -> int:
         _playwright_download(missing)
     if not Path(paths["chromium"]).is_file():
         _apt_chromium()
-    report()
+    report(paths)
     return 0
 
 
-def report() -> None:
-    paths = executables()
+def report(paths: dict[str, str] | None = None) -> None:
+    paths = paths or executables()
     for config in CONFIGS.values():
         try:
             resolved = resolve(config, paths[config.engine])
