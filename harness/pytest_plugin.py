@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext
+from pytest_playwright.pytest_playwright import _truncate_file_name
+from slugify import slugify
 
 from harness import baseline
 from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, resolve
@@ -233,8 +235,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         params = getattr(getattr(item, "callspec", None), "params", {})
         report.user_properties.append(("params", {k: v for k, v in params.items() if isinstance(v, (str, int))}))
     if report.failed:
-        for tool_page in item.stash.get(OPENED_KEY, []):
-            report.sections.append((f"page console {tool_page.tool} {tool_page.page.url}", tool_page.console_text()))
+        sections = [(f"page console {tool_page.tool} {tool_page.page.url}", tool_page.console_text())
+                    for tool_page in item.stash.get(OPENED_KEY, [])]
         relay = item.stash.get(RELAY_KEY, None)
         if relay is not None:
-            report.sections.append(("relay stderr", relay.stderr_tail()))
+            sections.append(("relay stderr", relay.stderr_tail()))
+        report.sections.extend(sections)
+        if sections:
+            # Beside pytest-playwright's trace and screenshot for this test.
+            folder = Path(item.config.getoption("--output")) / _truncate_file_name(slugify(item.nodeid))
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{report.when}-console-and-relay.txt").write_text(
+                "\n\n".join(f"--- {title} ---\n{text}" for title, text in sections), encoding="utf-8")

@@ -33,6 +33,7 @@ TEXT = {
         "rules_ok": "{n} 個の規則を確かめた",
         "rules_bad": "{n} 個の規則のうち、守られていない: {bad}",
         "known": "既知の違い: {reason}",
+        "rules_unverified": "未確認: {rules}",
         "receiver": "{config} で、フラグと polyfill の両方がある状態で、登録を受けたのは {who} だった。",
         "dropped": "relay を通すと、次の注釈が MCP のクライアントに届かなかった: {dropped}",
         "network": "{tool} のページが通信した先は、{hosts} だった。",
@@ -57,6 +58,7 @@ TEXT = {
         "rules_ok": "{n} rules verified",
         "rules_bad": "of {n} rules, broken: {bad}",
         "known": "known difference: {reason}",
+        "rules_unverified": "not verified: {rules}",
         "receiver": "On {config}, with both the flag and the polyfill, the registration reached: {who}.",
         "dropped": "Through the relay, these annotations did not reach the MCP client: {dropped}",
         "network": "The {tool} page contacted {hosts}.",
@@ -132,6 +134,11 @@ def render(results: list[dict], statuses, args, lang: str) -> str:
             if r["outcome"] == "xfailed":
                 entry["known"].add(r["reason"].removeprefix("baseline: "))
     lines += ["", t["head2"], "|---|---|---|"]
+    checked = {rule_id for r in results for rule_id in r["rules"]}
+    unchecked = defaultdict(list)
+    for rule in BY_ID.values():
+        if rule.id not in checked:
+            unchecked[f"{rule.source} {rule.section}"].append(rule.id)
     for section, entry in by_section.items():
         result = (t["rules_bad"].format(n=len(entry["rules"]), bad=_join(sorted(entry["bad"]), lang)) if entry["bad"]
                   else t["rules_ok"].format(n=len(entry["rules"])))
@@ -139,7 +146,11 @@ def render(results: list[dict], statuses, args, lang: str) -> str:
             result += "。" if lang == "ja" else "; "
             result += _join((t["known"].format(reason=k) for k in sorted(entry["known"])), lang)
         configs = _join(sorted(entry["configs"], key=list(CONFIGS).index), lang)
+        if unchecked.get(section):
+            result += ("。" if lang == "ja" else "; ") + t["rules_unverified"].format(rules=_join(unchecked.pop(section), lang))
         lines.append(f"| {section} | {configs} | {result} |")
+    for section, rule_ids in unchecked.items():
+        lines.append(f"| {section} | — | {t['rules_unverified'].format(rules=_join(rule_ids, lang))} |")
 
     # Findings.
     bullets = []
@@ -161,7 +172,8 @@ def render(results: list[dict], statuses, args, lang: str) -> str:
         bullets.append((t["network_extra"] if extra else t["network"]).format(tool=tool, hosts=_join(extra or sorted(hosts), lang)))
     for r in results:
         if r["outcome"] in ("failed", "xpassed"):
-            bullets.append(t["failure"].format(nodeid=r["nodeid"], reason=r["reason"][:200] or r["outcome"], artifacts="artifacts/"))
+            bullets.append(t["failure"].format(nodeid=r["nodeid"], reason=r["reason"][:200] or r["outcome"],
+                                               artifacts=f"artifacts/{r['artifacts']}"))
     lines += [""] + [f"- {b}" for b in bullets]
     return "\n".join(lines) + "\n"
 

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from pytest_playwright.pytest_playwright import _truncate_file_name
+from slugify import slugify
 
 
 class ResultsRecorder:
@@ -38,6 +40,7 @@ class ResultsRecorder:
                 "rules": props.pop("rules", []),
                 "properties": {k: v for k, v in props.items()},
                 "duration": round(report.duration, 3),
+                "artifacts": _truncate_file_name(slugify(report.nodeid)),
             })
 
     @pytest.hookimpl
