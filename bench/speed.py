@@ -59,8 +59,8 @@ def call_latency(calls: int = 40) -> tuple[float, float]:
         resolved = resolve(config, playwright.chromium.executable_path)
         browser = playwright.chromium.launch(executable_path=resolved.executable_path, args=config.launch_args())
         with Relay(relay_port, target.widget_origin, Path(home)) as relay:
-            tool_page = new_tool_page(browser.new_context(), target, "slides")
-            tool_page.goto(target.page_url("slides"))
+            tool_page = new_tool_page(browser.new_context(), target, "slides", target.page_url("slides"))
+            tool_page.goto(tool_page.url)
             tool_page.turn_on()
             medians = []
             for client in (InPageClient(tool_page), relay.client_for(tool_page)):

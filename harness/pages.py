@@ -27,8 +27,9 @@ RELAY_TAB_ID_KEY = "__webmcp_relay_tab_id"
 class ToolPage:
     """One tool page in one tab."""
 
-    def __init__(self, page: Page, target: Target, tool: str, relay_tab_id: str):
+    def __init__(self, page: Page, target: Target, tool: str, relay_tab_id: str, url: str):
         self.page = page
+        self.url = url  # the tool page's address in the target
         self.relay_tab_id = relay_tab_id
         self.target = target
         self.tool = tool
@@ -60,8 +61,8 @@ class ToolPage:
     def storage(self) -> "PermissionStorage":
         return PermissionStorage(self.page, self.tool)
 
-    def goto(self, url: str) -> "ToolPage":
-        self.page.goto(url)
+    def goto(self, url: str, wait_until: str = "load") -> "ToolPage":
+        self.page.goto(url, wait_until=wait_until)
         return self
 
     def turn_on(self) -> None:
@@ -226,14 +227,14 @@ class OperationLog:
         return texts.nth(0).text_content() or "", texts.nth(1).text_content() or ""
 
 
-def new_tool_page(context: BrowserContext, target: Target, tool: str) -> ToolPage:
+def new_tool_page(context: BrowserContext, target: Target, tool: str, url: str) -> ToolPage:
     """A new tab for `tool`, with a relay tab id of its own so the relay client can tell tabs apart."""
     page = context.new_page()
     relay_tab_id = secrets.token_hex(4)
     page.add_init_script(
         f"try {{ sessionStorage.setItem({json.dumps(RELAY_TAB_ID_KEY)}, {json.dumps(relay_tab_id)}) }} catch {{}}"
     )
-    return ToolPage(page, target, tool, relay_tab_id)
+    return ToolPage(page, target, tool, relay_tab_id, url)
 
 
 def _origin(url: str) -> str:

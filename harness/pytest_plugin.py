@@ -166,17 +166,22 @@ def target(pytestconfig: pytest.Config, fixture_server) -> Target:
 
 @pytest.fixture
 def open_tool(context: BrowserContext, target: Target, request: pytest.FixtureRequest) -> Callable[..., ToolPage]:
-    """Open a tool page in a new tab: `open_tool("slides")`, `open_tool("slides", "empty_page")`."""
+    """Open a tool page in a new tab: `open_tool("slides")`, `open_tool("slides", "empty_page")`.
+
+    `navigate=False` gives the tab without loading the page (to route requests first; then
+    `tool_page.goto(tool_page.url, wait_until=...)`).
+    """
     opened: list[ToolPage] = []
     request.node.stash[OPENED_KEY] = opened
 
-    def open_(tool: str, which: str = "page", in_context: BrowserContext | None = None) -> ToolPage:
+    def open_(tool: str, which: str = "page", in_context: BrowserContext | None = None, navigate: bool = True) -> ToolPage:
         url = target.page_url(tool, which)
         if url is None:
             pytest.skip(f"target {target.name} has no {which} for {tool}")
-        tool_page = new_tool_page(in_context or context, target, tool)
+        tool_page = new_tool_page(in_context or context, target, tool, url)
         opened.append(tool_page)
-        tool_page.goto(url)
+        if navigate:
+            tool_page.goto(url)
         return tool_page
 
     return open_

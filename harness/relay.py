@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import base64
 import json
 import os
 import re
@@ -92,9 +93,36 @@ def _children_running(cli: Path, port: int) -> list[int]:
     return found
 
 
+def await_server_hello(port: int, timeout: float) -> None:
+    """Open the page side's WebSocket to the relay and read its server-hello, as the widget does.
+
+    It proves the relay listens, and it warms the relay up: the widget gives a relay only 1.2 s
+    to answer before it scans other ports, and a missed answer costs it a ~20 s round.
+    """
+    key = base64.b64encode(os.urandom(16)).decode()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(
+            f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: webmcp-discovery.v1\r\n\r\n".encode()
+        )
+        received = b""
+        while b"server-hello" not in received:
+            chunk = sock.recv(4096)
+            if not chunk:
+                raise ConnectionError(f"the relay closed the connection: {received[:200]!r}")
+            received += chunk
+
+
 def port_is_held(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def pump(tool_page: ToolPage | None) -> None:
+    """Let Playwright dispatch the page's events: route handlers, dialogs and console messages
+    run only while this thread calls into Playwright, and the relay's frame may be routed."""
+    if tool_page is not None and not tool_page.page.is_closed():
+        tool_page.page.evaluate("0")
 
 
 @dataclass
@@ -106,8 +134,16 @@ class RelayCall:
 
     def raw(self, timeout: float = 30.0) -> tuple[bool, str]:
         """(isError, text) as the MCP client received it."""
+        deadline = time.monotonic() + timeout
+        while not self.future.done() and time.monotonic() < deadline:
+            try:
+                self.future.result(0.05)
+            except TimeoutError:
+                pump(self.tool_page)
+            except Exception:
+                break
         try:
-            result = self.future.result(timeout)
+            result = self.future.result(max(0.0, deadline - time.monotonic()))
         except Exception as error:  # the SDK's own errors (timeouts, closed session)
             raise HarnessError(f"{self.name} (relay): {type(error).__name__}: {error}\n{self.relay.diagnostics(self.tool_page)}") from None
         text = "".join(getattr(block, "text", "") for block in result.content)
@@ -154,7 +190,8 @@ class RelayClient:
     def tools(self) -> list[ToolInfo]:
         return self._mine(self.relay.list_tools())
 
-    def wait_for_tools(self, names: set[str], timeout: float = 15.0) -> list[ToolInfo]:
+    def wait_for_tools(self, names: set[str], timeout: float = 45.0) -> list[ToolInfo]:
+        # The widget retries discovery in rounds of ~20 s when its first 1.2 s probe misses.
         return self.relay.wait_until(lambda: (t := self.tools()) and names <= {i.name for i in t} and t,
                                      timeout, f"tools {sorted(names)} of tab {self.tab_id}", self.tool_page)
 
@@ -236,6 +273,7 @@ class Relay:
                     self.session = await stack.enter_async_context(
                         ClientSession(read, write, message_handler=self._on_message))
                     await self.session.initialize()
+                    await asyncio.to_thread(await_server_hello, self.port, self.start_timeout)
                     ready.set_result(True)
                     await self._stop.wait()
                     if self._pid:
@@ -284,7 +322,8 @@ class Relay:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise HarnessError(f"relay: timed out after {timeout:.0f} s waiting for {what}\n{self.diagnostics(tool_page)}")
-            self._changed.wait(min(remaining, 0.25))
+            self._changed.wait(min(remaining, 0.05))
+            pump(tool_page)
 
     def client_for(self, tool_page: ToolPage) -> RelayClient:
         return RelayClient(self, tool_page)

@@ -1,0 +1,30 @@
+"""Fixtures of the canvas scenarios (slides, excalidraw, drawio)."""
+
+from __future__ import annotations
+
+import pytest
+from canvas_agent import READ_OPERATION, Agent, op_names, switch_on
+from playwright.sync_api import expect
+
+from harness.pages import ToolPage
+
+
+@pytest.fixture
+def agent(tool_page, client) -> Agent:
+    return switch_on(tool_page, client)
+
+
+@pytest.fixture
+def make_agent(client_for):
+    """An Agent for another tab: its switch turned on unless the stored state already did."""
+
+    def make(tool_page: ToolPage) -> Agent:
+        expect(tool_page.switch).to_be_visible()
+        client = client_for(tool_page)
+        if tool_page.switch.is_checked():
+            client.wait_for_tools(op_names(tool_page.tool))
+            assert client.call_when_ready(READ_OPERATION[tool_page.tool])["ok"] is True
+            return Agent(tool_page, client)
+        return switch_on(tool_page, client)
+
+    return make

@@ -1,0 +1,90 @@
+"""Which drawing or deck the canvas operations act on (Design Doc 操作の対象の図とスライド, 結果の形)."""
+
+import time
+
+import pytest
+from canvas_agent import READ_OPERATION, Agent, assert_is_open_document, example_input, op_names
+from playwright.sync_api import Route
+
+from harness import contract
+
+CANVAS = pytest.mark.tool("slides", "excalidraw", "drawio")
+
+
+@CANVAS
+@pytest.mark.rules("canvas.open-document", "slides.read", "excalidraw.read", "drawio.read")
+def test_read_names_the_open_document(agent, tool_page):
+    """読み取りの結果の document は、ページで開いている図かスライドの識別子と名前である。"""
+    assert_is_open_document(tool_page, agent.read()["document"])
+
+
+@CANVAS
+@pytest.mark.rules("canvas.open-document")
+def test_two_tabs_each_report_their_own_document(open_tool, make_agent, tool):
+    """同じツールを 2 つのタブで開くと、エージェントは読み取りの結果の document でタブを見分ける。"""
+    first = make_agent(open_tool(tool))
+    second = make_agent(open_tool(tool, "other_page"))
+    documents = []
+    for agent in (first, second):
+        document = agent.read()["document"]
+        assert_is_open_document(agent.tool_page, document)
+        documents.append(document)
+    assert documents[0]["id"] != documents[1]["id"], f"two documents share an id: {documents}"
+
+
+@CANVAS
+@pytest.mark.rules("canvas.not-ready")
+def test_every_operation_is_not_ready_without_an_open_document(open_tool, client_for, tool):
+    """開いている図かスライドが無いときは、not_ready を返す。"""
+    tool_page = open_tool(tool, "empty_page")
+    client = client_for(tool_page)
+    tool_page.turn_on()
+    client.wait_for_tools(op_names(tool))
+    agent = Agent(tool_page, client)
+    for op in contract.operations_of(tool):
+        agent.fails(op.name, example_input(client, op), "not_ready")
+
+
+# What "the tool is still loading" means for each page: draw.io's app runs in a frame of its own
+# (hold every request of a child frame); the deck and the drawing are fetched (hold the fetches).
+def _holds_loading(tool: str, request) -> bool:
+    if tool == "drawio":
+        return request.frame.parent_frame is not None
+    return request.resource_type in ("fetch", "xhr")
+
+
+@CANVAS
+@pytest.mark.rules("canvas.not-ready")
+def test_every_operation_is_not_ready_while_the_tool_loads(open_tool, client_for, tool):
+    """ツールの読み込みが終わっていないときは、not_ready を返す。"""
+    tool_page = open_tool(tool, navigate=False)
+    held: list[Route] = []
+    holding = True
+
+    def hold(route: Route) -> None:
+        if holding and _holds_loading(tool, route.request):
+            held.append(route)
+        else:
+            route.continue_()
+
+    tool_page.page.route("**/*", hold)
+    # The held requests keep the load event from firing: wait for the document only.
+    tool_page.goto(tool_page.url, wait_until="domcontentloaded")
+    # Route handlers run while Playwright is called: call it until the loading is held, then hold
+    # nothing more (the switch's scripts and the relay's frame must load).
+    deadline = time.monotonic() + 15
+    while not held and time.monotonic() < deadline:
+        tool_page.page.evaluate("0")
+    assert held, f"nothing of {tool}'s loading was held"
+    holding = False
+    client = client_for(tool_page)
+    tool_page.turn_on()
+    client.wait_for_tools(op_names(tool))
+    agent = Agent(tool_page, client)
+    for op in contract.operations_of(tool):
+        agent.fails(op.name, example_input(client, op), "not_ready")
+    for route in held:
+        route.continue_()
+    tool_page.page.unroute("**/*", hold)
+    loaded = client.call_when_ready(READ_OPERATION[tool])
+    assert loaded["ok"] is True, f"{tool} did not become ready once loading went on: {loaded}"

@@ -1,0 +1,105 @@
+"""The draw.io tool's operations (Design Doc 操作の一覧, 入力と結果; ADR-0044 Verification)."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from harness import contract
+
+pytestmark = pytest.mark.tool("drawio")
+
+EMPTY_MODEL = '<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/></root></mxGraphModel>'
+
+
+def vertex(cell_id: str, label: str, x: int = 40, y: int = 240) -> str:
+    return (f'<mxCell id="{cell_id}" value="{label}" style="rounded=0;whiteSpace=wrap;html=1;" vertex="1" parent="1">'
+            f'<mxGeometry x="{x}" y="{y}" width="140" height="60" as="geometry"/></mxCell>')
+
+
+def model(*cells: str) -> str:
+    return EMPTY_MODEL.replace("</root>", "".join(cells) + "</root>")
+
+
+def editor(tool_page):
+    """The draw.io editor the user sees: the frame in the page's main area."""
+    return tool_page.page.get_by_role("main").frame_locator("iframe")
+
+
+def cell_ids(xml: str) -> list[str]:
+    return re.findall(r'<mxCell\b[^>]*?\bid="([^"]*)"', xml)
+
+
+@pytest.mark.rules("drawio.read", "canvas.open-document")
+def test_read_returns_the_open_diagrams_xml(agent, tool_page):
+    """drawio_read は、document と図の XML を返す。"""
+    read = agent.read()
+    assert "<mxGraphModel" in read["xml"] and cell_ids(read["xml"]), read["xml"][:300]
+
+
+@pytest.mark.rules("drawio.add-cells")
+def test_added_cells_are_read_back_and_shown(agent, tool_page):
+    """drawio_add_cells は今の XML に mxCell を足して読み込み直し、count を返す。利用者の図にも出る。"""
+    before = agent.read()["xml"]
+    cells = vertex("harness-a", "ハーネスの四角A") + vertex("harness-b", "ハーネスの四角B", x=240)
+    result = agent.ok("drawio_add_cells", {"cells": cells})
+    assert result["count"] == 2, result
+    after = agent.read()["xml"]
+    assert cell_ids(after) == cell_ids(before) + ["harness-a", "harness-b"], after
+    for label in ("ハーネスの四角A", "ハーネスの四角B"):
+        expect(editor(tool_page).get_by_text(label, exact=True).first).to_be_visible()
+
+
+@pytest.mark.rules("drawio.cell-id-clash")
+def test_cell_with_an_id_in_the_diagram_is_invalid_input(agent):
+    """drawio_add_cells は、今の図にある id と同じ id の mxCell を渡されたときに、invalid_input を返す。"""
+    before = agent.read()["xml"]
+    taken = [i for i in cell_ids(before) if i not in ("0", "1")] or cell_ids(before)
+    agent.fails("drawio_add_cells", {"cells": vertex(taken[-1], "重なる id")}, "invalid_input")
+    assert agent.read()["xml"] == before, "a refused drawio_add_cells changed the diagram"
+
+
+@pytest.mark.rules("drawio.cell-id-clash")
+def test_cell_id_repeated_in_one_call_is_invalid_input(agent):
+    """invalid_input を返すとき: 識別子が重なる(同じ呼び出しの 2 つの mxCell の id)。"""
+    before = agent.read()["xml"]
+    agent.fails("drawio_add_cells", {"cells": vertex("harness-twice", "一") + vertex("harness-twice", "二", x=240)}, "invalid_input")
+    assert agent.read()["xml"] == before
+
+
+@pytest.mark.rules("drawio.invalid-xml")
+def test_unreadable_cells_are_invalid_input(agent):
+    """XML を読めないときは、invalid_input を返す。"""
+    before = agent.read()["xml"]
+    agent.fails("drawio_add_cells", {"cells": '<mxCell id="harness-broken" parent="1"'}, "invalid_input")
+    assert agent.read()["xml"] == before
+
+
+@pytest.mark.rules("drawio.write", "confirm.which")
+def test_write_replaces_the_diagram_and_reads_back_exactly(agent, tool_page):
+    """全体を置き換える操作の後に図を読むと、渡した XML だけが返る。"""
+    xml = model(vertex("harness-only", "置き換えた図"))
+    agent.confirmed("drawio_write", {"xml": xml})
+    assert agent.read()["xml"] == xml
+    expect(editor(tool_page).get_by_text("置き換えた図", exact=True).first).to_be_visible()
+
+
+@pytest.mark.rules("drawio.invalid-xml")
+@pytest.mark.parametrize("xml", ["<mxGraphModel><root><mxCell id=\"0\"/>", "これは XML ではない"])
+def test_unreadable_xml_is_refused_and_the_diagram_kept(agent, xml):
+    """XML を読めないときは、invalid_input を返し、図は変わらない。"""
+    before = agent.read()["xml"]
+    agent.fails("drawio_write", {"xml": xml}, "invalid_input")
+    assert agent.read()["xml"] == before
+
+
+@pytest.mark.rules("limits.one-megabyte")
+@pytest.mark.parametrize("field", ["xml", "cells"])
+def test_over_one_megabyte_is_too_large(agent, field):
+    """xml と cells は、UTF-8 で 1 MB まで。超えるときは、too_large を返す(日本語 1.2 MB も)。"""
+    before = agent.read()["xml"]
+    name = "drawio_write" if field == "xml" else "drawio_add_cells"
+    for label in ("図" * 400_000, "a" * contract.ONE_MEGABYTE):
+        text = model(vertex("harness-big", label)) if field == "xml" else vertex("harness-big", label)
+        agent.fails(name, {field: text}, "too_large")
+    assert agent.read()["xml"] == before
