@@ -1,0 +1,468 @@
+"""The confirmation dialog and what happens while a call waits for it (Design Doc 確認の画面,
+登録から実行まで; the 「このページでは今後尋ねない」 part of スイッチと確認の状態の保存).
+
+Each scenario runs for every confirming operation of the target's tools (`op`), on both call
+paths. Time is moved with Playwright's clock; `--real-time` waits the 50 seconds out instead.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime, timezone
+
+import pytest
+from playwright.sync_api import expect
+
+from harness import contract
+from harness.pages import SEVEN_DAYS_MS, ToolPage
+from harness.pytest_plugin import TARGET_KEY
+
+T0 = 1_900_000_000_000  # a fixed instant (2030) for the pages' clocks, in ms since the epoch
+DECISION_MS = 50_000
+DRAWIO_XML = '<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/></root></mxGraphModel>'
+# 「この操作は元に戻せません」 or 「「元に戻す」で戻せます」, in the wordings a page may use.
+UNDO_SENTENCE = re.compile(r"元に戻せ(ません|ない)|元に戻すことはでき|「元に戻す」で(元に)?戻せ")
+
+
+def at(ms: int) -> datetime:
+    """Playwright's Python clock reads plain numbers as seconds; say the instant unambiguously."""
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """`op`: each confirming operation; `plain_op`: each other operation, of the target's tools."""
+    tools = metafunc.config.stash[TARGET_KEY].ai_tools
+    if "op" in metafunc.fixturenames:
+        ops = [op for tool in tools for op in contract.confirming(tool)]
+        metafunc.parametrize("op", ops, ids=[op.name for op in ops], scope="session")
+    if "plain_op" in metafunc.fixturenames:
+        ops = [op for tool in tools for op in contract.operations_of(tool) if not op.confirmation]
+        metafunc.parametrize("plain_op", ops, ids=[op.name for op in ops], scope="session")
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+def read_op(tool: str) -> contract.Operation:
+    return next(op for op in contract.operations_of(tool) if contract.READ_ONLY in op.annotations)
+
+
+def valid_input(op: contract.Operation, client, marker: str = "harness") -> dict:
+    """An input that passes the operation's check on the open document."""
+    if op.confirmation and op.confirmation.detail_field == "markdown":
+        return {"markdown": f"# {marker}\n\n本文の行\n\n---\n\n# 二枚目\n"}
+    if op.confirmation and op.confirmation.detail_field == "xml":
+        return {"xml": DRAWIO_XML.replace('id="1"', f'id="1" value="{marker}"')}
+    if op.name.endswith("_delete_file"):
+        listed = client.call(f"{op.tool}_list_files", {})
+        files = [entry["path"] for entry in listed.get("entries", []) if entry["kind"] == "file"]
+        assert files, f"{op.tool}: no file to delete in {listed}"
+        return {"path": files[0]}
+    return dict(op.example)
+
+
+def expected_title(op: contract.Operation, tool_page: ToolPage, args: dict) -> str:
+    return op.confirmation.title_for(name=tool_page.page.title(), path=args.get("path", ""))
+
+
+def turned_on(tool_page: ToolPage, client, expect_ready: bool = True) -> None:
+    """Switch on and wait for the operations and, on a page with a document, for the tool to load."""
+    tool_page.turn_on()
+    # The relay lists a heavy page (draw.io) late when several workers share the machine.
+    client.wait_for_tools({op.name for op in contract.operations_of(tool_page.tool)}, timeout=40)
+    if expect_ready:
+        read = read_op(tool_page.tool)
+        loaded = client.call_when_ready(read.name, read.example)
+        assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
+
+
+def start_and_see(tool_page: ToolPage, client, name: str, args: dict):
+    """Start a call and wait until it either shows a dialog or is decided (its log row appears).
+
+    Returns (the pending call, "dialog" or "row")."""
+    rows_before = tool_page.log.rows.count()
+    call = client.start(name, args)
+    dialog, row = tool_page.dialog.root, tool_page.log.rows.nth(rows_before)
+    expect(dialog.or_(row).first).to_be_visible()
+    return call, "dialog" if dialog.count() else "row"
+
+
+def asked(tool_page: ToolPage, client, op: contract.Operation, args: dict):
+    """Start a call and wait for its dialog; returns the pending call."""
+    call = client.start(op.name, args)
+    expect(tool_page.dialog.root).to_be_visible()
+    return call
+
+
+def assert_declined(result: dict) -> None:
+    assert result["ok"] is False and result["error"]["code"] == "declined", result
+
+
+@pytest.fixture
+def real_time(pytestconfig) -> bool:
+    return bool(pytestconfig.getoption("--real-time"))
+
+
+@pytest.fixture
+def op_page(open_tool, op) -> ToolPage:
+    return open_tool(op.tool)
+
+
+@pytest.fixture
+def op_client(client_for, op_page):
+    client = client_for(op_page)
+    turned_on(op_page, client)
+    return client
+
+
+@pytest.fixture
+def clocked_page(context, open_tool, op, real_time, call_path) -> ToolPage:
+    """The tool page on Playwright's clock (installed before the page opens), unless --real-time."""
+    if call_path == "relay" and not real_time:
+        # The relay's widget frame runs on the page clock too, and its own 10 s limit for a tool
+        # call (widget.js 「Host response timeout」) would fire first: only real time tells.
+        pytest.skip("the relay's widget frame would share the fake clock; run with --real-time")
+    if not real_time:
+        context.clock.install(time=at(T0))
+    return open_tool(op.tool)
+
+
+def let_time_pass(context, tool_page: ToolPage, ms: int, real_time: bool) -> None:
+    if real_time:
+        tool_page.page.wait_for_timeout(ms)
+    else:
+        context.clock.fast_forward(ms)
+
+
+# --- which operations ask ------------------------------------------------------------------
+
+@pytest.mark.rules("confirm.which")
+def test_confirming_operation_asks_before_running(op_page, op_client, op):
+    call, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client))
+    assert seen == "dialog", f"{op.name} ran without the confirmation dialog: {call.result()}"
+    op_page.dialog.cancel.click()
+    assert_declined(call.result())
+
+
+@pytest.mark.rules("confirm.which")
+def test_other_operations_run_without_asking(open_tool, client_for, plain_op):
+    tool_page = open_tool(plain_op.tool)
+    client = client_for(tool_page)
+    turned_on(tool_page, client)
+    args = dict(plain_op.example)
+    if plain_op.name == "slides_set_theme":
+        schema = next(t.input_schema for t in client.tools() if t.name == plain_op.name)
+        args = {"theme": schema["properties"]["theme"]["enum"][0]}
+    elif plain_op.name == "excalidraw_update_element":
+        elements = client.call("excalidraw_read")["elements"]
+        assert elements, "the sample drawing has no element to update"
+        args = {"id": elements[0]["id"], "x": 10}
+    call, seen = start_and_see(tool_page, client, plain_op.name, args)
+    if seen == "dialog":
+        title = tool_page.dialog.title.inner_text()
+        tool_page.dialog.cancel.click()
+        pytest.fail(f"{plain_op.name} asked for confirmation ({title!r}); only the 5 operations of the table ask")
+    result = call.result()
+    assert result["ok"] is True, f"{plain_op.name}{args}: {result}"
+
+
+# --- the dialog's content ------------------------------------------------------------------
+
+@pytest.mark.rules("confirm.title-action")
+def test_title_and_action_label_follow_the_table(op_page, op_client, op):
+    args = valid_input(op, op_client)
+    asked(op_page, op_client, op, args)
+    dialog = op_page.dialog
+    expect(dialog.title).to_have_text(expected_title(op, op_page, args))
+    expect(dialog.action(op.confirmation.action_label)).to_be_visible()
+
+
+@pytest.mark.rules("confirm.body")
+def test_body_says_who_what_and_whether_it_can_be_undone(op_page, op_client, op):
+    args = valid_input(op, op_client)
+    count = len(op_client.call("excalidraw_read")["elements"]) if op.name == "excalidraw_clear" else None
+    asked(op_page, op_client, op, args)
+    body = op_page.dialog.body_text()
+    problems = []
+    if "エージェント" not in body:
+        problems.append("it does not say an AI agent called the operation")
+    if op.name not in body:
+        problems.append(f"it does not name the operation {op.name}")
+    if count is not None and not re.search(rf"(?<!\d){count}(?!\d)", body):
+        problems.append(f"the summary does not give the number of elements to delete ({count})")
+    if not UNDO_SENTENCE.search(body):
+        problems.append("it says neither that the operation cannot be undone nor that 「元に戻す」 reverts it")
+    assert not problems, f"the dialog's body: {'; '.join(problems)}\n---\n{body}"
+
+
+@pytest.mark.rules("confirm.detail")
+def test_disclosure_shows_the_full_content(op_page, op_client, op):
+    if not op.confirmation.detail_field:
+        pytest.skip(f"{op.name} passes no content to show")
+    args = valid_input(op, op_client, marker="全文の確認 " + "長い行 " * 400)
+    asked(op_page, op_client, op, args)
+    content = args[op.confirmation.detail_field]
+    detail = op_page.dialog.open_detail()
+    expect(detail).to_contain_text(content[-200:])
+    shown = detail.text_content() or ""
+    assert content in shown, f"the Disclosure does not show the whole {op.confirmation.detail_field} ({len(content)} characters)"
+
+
+@pytest.mark.rules("confirm.checkbox")
+def test_dont_ask_checkbox_starts_unchecked(op_page, op_client, op):
+    asked(op_page, op_client, op, valid_input(op, op_client))
+    expect(op_page.dialog.dont_ask).to_be_visible()
+    expect(op_page.dialog.dont_ask).not_to_be_checked()
+
+
+@pytest.mark.rules("confirm.buttons-focus")
+def test_focus_starts_on_cancel(op_page, op_client, op):
+    asked(op_page, op_client, op, valid_input(op, op_client))
+    dialog = op_page.dialog
+    expect(dialog.action(op.confirmation.action_label)).to_be_visible()
+    expect(dialog.cancel).to_be_focused()
+
+
+# Runs in the page within one task, so the operation has not finished yet: press the action,
+# note the buttons, then try 「やめる」, Esc and a click on the backdrop.
+PRESS_ACTION_THEN_TRY_TO_CLOSE = """
+([actionLabel, cancelLabel]) => {
+  const dialog = [...document.querySelectorAll('[role=dialog], dialog')].find((d) => d.checkVisibility());
+  const button = (label) => [...dialog.querySelectorAll('button')].find((b) => b.textContent.trim() === label);
+  const action = button(actionLabel), cancel = button(cancelLabel);
+  const isOpen = () => dialog.isConnected && dialog.checkVisibility();
+  action.click();
+  const state = {
+    openAfterAction: isOpen(),
+    actionBusy: action.getAttribute('aria-busy') === 'true' || action.disabled,
+  };
+  cancel.click();
+  dialog.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', bubbles: true, cancelable: true }));
+  const box = dialog.getBoundingClientRect();
+  dialog.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: box.left - 5, clientY: box.top - 5 }));
+  state.openAfterClosingAttempts = isOpen();
+  return state;
+}
+"""
+
+
+@pytest.mark.rules("confirm.busy")
+def test_action_is_busy_and_the_dialog_stays_until_done(op_page, op_client, op):
+    call = asked(op_page, op_client, op, valid_input(op, op_client))
+    state = op_page.page.evaluate(PRESS_ACTION_THEN_TRY_TO_CLOSE, [op.confirmation.action_label, "やめる"])
+    assert state == {"openAfterAction": True, "actionBusy": True, "openAfterClosingAttempts": True}, (
+        f"while {op.name} runs the action button must be busy and nothing may close the dialog: {state}"
+    )
+    result = call.result()
+    assert result["ok"] is True, result
+    expect(op_page.dialog.root).to_have_count(0)
+
+
+# --- 「このページでは今後尋ねない」 ----------------------------------------------------------
+
+@pytest.mark.rules("confirm.skip")
+def test_dont_ask_then_action_stops_asking_for_seven_days(op_page, op_client, op):
+    call = asked(op_page, op_client, op, valid_input(op, op_client))
+    op_page.dialog.dont_ask.check()
+    before = op_page.storage.now()
+    op_page.dialog.action(op.confirmation.action_label).click()
+    assert call.result()["ok"] is True
+    after = op_page.storage.now()
+    stored = op_page.storage.read() or {}
+    skip = stored.get("skipConfirmUntil")
+    assert isinstance(skip, int) and before + SEVEN_DAYS_MS <= skip <= after + SEVEN_DAYS_MS, (
+        f"skipConfirmUntil should be 7 days after the choice ({before + SEVEN_DAYS_MS}…{after + SEVEN_DAYS_MS}): {stored}"
+    )
+    again, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client, marker="二回目"))
+    assert seen == "row", f"{op.name} asked again after 「このページでは今後尋ねない」"
+    assert again.result()["ok"] is True
+
+
+@pytest.mark.rules("confirm.cancel-keeps-asking")
+def test_cancel_does_not_save_dont_ask(op_page, op_client, op):
+    call = asked(op_page, op_client, op, valid_input(op, op_client))
+    op_page.dialog.dont_ask.check()
+    op_page.dialog.cancel.click()
+    assert_declined(call.result())
+    assert (op_page.storage.read() or {}).get("skipConfirmUntil") is None, op_page.storage.read()
+    again, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client))
+    assert seen == "dialog", f"{op.name} ran without asking after 「やめる」"
+    op_page.dialog.cancel.click()
+    assert_declined(again.result())
+
+
+@pytest.mark.rules("storage.skip-expiry")
+def test_expired_dont_ask_asks_again(op_page, op_client, op):
+    now = op_page.storage.now()
+    op_page.storage.write(now + 24 * 3600 * 1000, skip_confirm_until=now - 1000)
+    op_page.page.reload()
+    expect(op_page.switch).to_be_checked()
+    read = read_op(op.tool)
+    op_client.wait_for_tools({op.name, read.name})
+    assert op_client.call_when_ready(read.name, read.example)["ok"] is True
+    call, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client))
+    assert seen == "dialog", f"{op.name} ran without asking although skipConfirmUntil had passed"
+    op_page.dialog.cancel.click()
+    assert_declined(call.result())
+
+
+# --- declining -----------------------------------------------------------------------------
+
+def press_cancel(tool_page: ToolPage) -> None:
+    tool_page.dialog.cancel.click()
+
+
+def press_escape(tool_page: ToolPage) -> None:
+    tool_page.page.keyboard.press("Escape")
+
+
+def click_backdrop(tool_page: ToolPage) -> None:
+    box = tool_page.dialog.root.bounding_box()
+    assert box and box["x"] > 4 and box["y"] > 4, f"the dialog leaves no backdrop at the page's corner: {box}"
+    tool_page.page.mouse.click(2, 2)
+
+
+@pytest.mark.rules("confirm.decline")
+@pytest.mark.parametrize("answer", [press_cancel, press_escape, click_backdrop], ids=["cancel", "escape", "backdrop"])
+def test_declining_returns_declined(op_page, op_client, op, answer):
+    call = asked(op_page, op_client, op, valid_input(op, op_client))
+    answer(op_page)
+    expect(op_page.dialog.root).to_have_count(0)
+    assert_declined(call.result())
+
+
+# --- waiting -------------------------------------------------------------------------------
+
+@pytest.mark.rules("confirm.queue")
+def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, op):
+    read = read_op(op.tool)
+    shown = asked(op_page, op_client, op, valid_input(op, op_client, marker="一つ目"))
+    queued = []
+    for marker in ("二つ目", "三つ目"):
+        queued.append(op_client.start(op.name, valid_input(op, op_client, marker=marker)))
+        assert op_client.call(read.name, read.example)["ok"] is True  # the call before has arrived by now
+    expect(op_page.dialog.root).to_have_count(1)
+    # Answer whichever dialog is shown: 「やめる」, then the action, then 「やめる」.
+    op_page.dialog.cancel.click()
+    expect(op_page.dialog.root).to_be_visible()
+    op_page.dialog.action(op.confirmation.action_label).click()
+    expect(op_page.dialog.root).to_be_visible()
+    op_page.dialog.cancel.click()
+    expect(op_page.dialog.root).to_have_count(0)
+    codes = [r.get("error", {}).get("code", "ok") for r in (shown.result(), *(call.result() for call in queued))]
+    assert codes == ["declined", "ok", "declined"], f"the dialogs were not shown in arrival order: {codes}"
+
+
+@pytest.mark.rules("confirm.queue")
+def test_other_operations_do_not_wait_for_the_dialog(op_page, op_client, op):
+    pending = asked(op_page, op_client, op, valid_input(op, op_client))
+    read = read_op(op.tool)
+    result = op_client.call(read.name, read.example)
+    assert result["ok"] is True, result
+    expect(op_page.dialog.root).to_be_visible()
+    op_page.dialog.cancel.click()
+    assert_declined(pending.result())
+
+
+@pytest.mark.rules("confirm.timeout")
+def test_open_dialog_is_declined_after_50_seconds(context, clocked_page, client_for, op, real_time):
+    client = client_for(clocked_page)
+    turned_on(clocked_page, client)
+    args = valid_input(op, client)
+    call = asked(clocked_page, client, op, args)
+    started = time.monotonic()
+    let_time_pass(context, clocked_page, DECISION_MS - 1_000, real_time)
+    expect(clocked_page.dialog.root).to_be_visible()
+    let_time_pass(context, clocked_page, 1_000, real_time)
+    expect(clocked_page.dialog.root).to_have_count(0, timeout=5_000)
+    assert_declined(call.result())
+    if not real_time:
+        assert time.monotonic() - started < 5, "moving the clock took too long"
+
+
+@pytest.mark.rules("confirm.timeout-queued")
+def test_queued_call_is_declined_after_50_seconds_without_a_dialog(context, clocked_page, client_for, op, real_time):
+    # Calls wait in arrival order with the same 50 s, so a queued call can only run out of time
+    # while the call before it is being executed: its dialog stays open (busy) meanwhile.
+    if real_time:
+        pytest.skip("needs the clock paused while the first call is executed")
+    client = client_for(clocked_page)
+    turned_on(clocked_page, client)
+    first = asked(clocked_page, client, op, valid_input(op, client, marker="一つ目"))
+    queued = client.start(op.name, valid_input(op, client, marker="二つ目"))
+    read = read_op(op.tool)
+    assert client.call(read.name, read.example)["ok"] is True  # the queued call has arrived by now
+    rows = clocked_page.log.rows
+    before = rows.count()
+    context.clock.pause_at(at(clocked_page.storage.now() + 1_000))
+    clocked_page.dialog.action(op.confirmation.action_label).click()
+    context.clock.fast_forward(DECISION_MS)
+    if not clocked_page.page.evaluate(BUSY_DIALOG_OPEN, op.confirmation.action_label):
+        context.clock.resume()
+        pytest.skip(f"{op.name} finished before the clock moved: its queued call never waited 50 s in the queue")
+    # The first call is still being executed, so the queued call's 50 s passed in the queue.
+    expect(rows).to_have_count(before + 1)
+    assert clocked_page.log.row(-1).badge != "成功", "the queued call was not declined"
+    context.clock.resume()
+    assert_declined(queued.result())
+    assert first.result()["ok"] is True
+    expect(clocked_page.dialog.root).to_have_count(0)
+
+
+BUSY_DIALOG_OPEN = """(label) => [...document.querySelectorAll('[role=dialog], dialog')].some((d) => d.checkVisibility()
+  && [...d.querySelectorAll('button')].some((b) => b.textContent.trim() === label && (b.disabled || b.getAttribute('aria-busy') === 'true')))"""
+
+
+@pytest.mark.rules("confirm.switch-off")
+def test_switch_off_declines_waiting_calls_and_closes_the_dialog(op_page, op_client, open_tool, op):
+    first = asked(op_page, op_client, op, valid_input(op, op_client, marker="一つ目"))
+    queued = op_client.start(op.name, valid_input(op, op_client, marker="二つ目"))
+    # The dialog is modal: the switch is turned off where the user can reach it, in another tab.
+    other = open_tool(op.tool)
+    other.turn_off()
+    expect(op_page.switch).not_to_be_checked()
+    expect(op_page.dialog.root).to_have_count(0)
+    assert_declined(first.result())
+    assert_declined(queued.result())
+
+
+HIDE_PAGE = """() => {
+  Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+  Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+  document.dispatchEvent(new Event('visibilitychange'));
+}"""
+
+
+@pytest.mark.rules("confirm.background-tab")
+def test_dialog_opens_in_a_background_tab(op_page, op_client, context, op):
+    front = context.new_page()
+    front.bring_to_front()
+    if op_page.page.evaluate("document.visibilityState") != "hidden":
+        op_page.page.evaluate(HIDE_PAGE)  # headless Chromium keeps every tab visible: say it is hidden
+    call = op_client.start(op.name, valid_input(op, op_client))
+    expect(op_page.dialog.root).to_be_visible()
+    op_page.page.bring_to_front()
+    op_page.dialog.cancel.click()
+    assert_declined(call.result())
+
+
+# --- check first ---------------------------------------------------------------------------
+
+@pytest.mark.rules("call.check-first")
+def test_check_fails_before_any_dialog(open_tool, client_for, op):
+    field = op.confirmation.detail_field
+    tool_page = open_tool(op.tool, "page" if field or op.name.endswith("_delete_file") else "empty_page")
+    client = client_for(tool_page)
+    turned_on(tool_page, client, expect_ready=bool(field) or op.name.endswith("_delete_file"))
+    if field:
+        args, code = {field: "x" * (contract.ONE_MEGABYTE + 1)}, "too_large"
+    elif op.name.endswith("_delete_file"):
+        args, code = {"path": "no-such-file-harness.txt"}, "not_found"
+    else:
+        args, code = valid_input(op, client), "not_ready"
+    call, seen = start_and_see(tool_page, client, op.name, args)
+    if seen == "dialog":
+        tool_page.dialog.cancel.click()
+        pytest.fail(f"{op.name} showed the confirmation dialog for an input its check rejects")
+    result = call.result()
+    assert result["ok"] is False and result["error"]["code"] == code, result
