@@ -212,6 +212,15 @@ def operations_of(tool: str) -> list[Operation]:
     return [op for op in OPERATIONS if op.tool == tool]
 
 
+def names_of(tool: str) -> set[str]:
+    return {op.name for op in operations_of(tool)}
+
+
+def reader_of(tool: str) -> Operation:
+    """The tool's first read-only operation: every tool has one, and it never asks a person."""
+    return next(op for op in operations_of(tool) if READ_ONLY in op.annotations)
+
+
 def confirming(tool: str | None = None) -> list[Operation]:
     return [op for op in OPERATIONS if op.confirmation and (tool is None or op.tool == tool)]
 

@@ -9,7 +9,6 @@ and --target, --call-path, --fault and --real-time.
 from __future__ import annotations
 
 import socket
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -90,6 +89,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             # Marked at collection: never launched, never counted as passed, one summary line per file.
             item.add_marker(pytest.mark.skip(reason=missing[params["browser_name"]]))
             item.stash[MISSING_BROWSER_KEY] = params["browser_name"]
+        if params.get("call_path") == "relay" and not config.stash[TARGET_KEY].served:
+            # A real target's page knows only the relay's default port: one relay, one worker
+            # (effective with --dist loadgroup, which `python -m harness verify` passes).
+            item.add_marker(pytest.mark.xdist_group("relay-default-port"))
         reason = baseline.reason_for(item.nodeid.split("[")[0], params, entries, parts)
         if reason:
             item.add_marker(pytest.mark.xfail(strict=True, reason=f"baseline: {reason}"))
@@ -125,7 +128,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     target = metafunc.config.stash[TARGET_KEY]
     if "tool" in metafunc.fixturenames:
         marker = metafunc.definition.get_closest_marker("tool")
-        tools = list(marker.args) if marker else list(target.ai_tools)
+        tools = [
+            tool if tool in target.ai_tools
+            else pytest.param(tool, marks=pytest.mark.skip(reason=f"target {target.name} has no {tool} operations"))
+            for tool in (marker.args if marker else target.ai_tools)
+        ]
         metafunc.parametrize("tool", tools, scope="session")
     if "page_tool" in metafunc.fixturenames:
         metafunc.parametrize("page_tool", list(target.tools), scope="session")
@@ -199,11 +206,11 @@ MISSING_BROWSER_KEY = pytest.StashKey[str]()
 # --- clients -------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def relay(request: pytest.FixtureRequest, target: Target) -> Iterator:
+def relay(tmp_path_factory: pytest.TempPathFactory, target: Target) -> Iterator:
+    """One relay per worker, with a HOME of its own (it writes $HOME/.webmcp/relay-port.json)."""
     from harness.relay import Relay
 
-    home = Path(tempfile.mkdtemp(prefix="harness-relay-"))
-    with Relay(port=target.relay_port, widget_origin=target.widget_origin, home=home) as running:
+    with Relay(port=target.relay_port, widget_origin=target.widget_origin, home=tmp_path_factory.mktemp("relay")) as running:
         yield running
 
 

@@ -5,7 +5,6 @@ and junit.xml into one folder."""
 from __future__ import annotations
 
 import json
-import platform
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -13,9 +12,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from harness import contract, versions
 from harness.browsers import CONFIGS, BrowserMissing, resolve
-from harness.clients import CALL_PATHS
 from harness.paths import ROOT
 from harness.report import write_reports
 
@@ -62,7 +59,7 @@ def run(args) -> int:
     if runnable:
         command = [
             sys.executable, "-m", "pytest", "scenarios", "-p", "no:cacheprovider",
-            "-n", str(args.workers), "--target", args.target,
+            "-n", str(args.workers), "--dist", "loadgroup", "--target", args.target,
             f"--results-json={out / 'results.json'}", f"--junitxml={out / 'junit.xml'}",
             f"--output={out / 'artifacts'}", "--tracing=retain-on-failure", "--screenshot=only-on-failure",
             *[a for n in runnable for a in ("--browser", n)],

@@ -9,25 +9,19 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import datetime, timezone
 
 import pytest
 from playwright.sync_api import expect
 
 from harness import contract
+from harness.clock import T0, at
 from harness.pages import SEVEN_DAYS_MS, ToolPage
 from harness.pytest_plugin import TARGET_KEY
 
-T0 = 1_900_000_000_000  # a fixed instant (2030) for the pages' clocks, in ms since the epoch
 DECISION_MS = 50_000
 DRAWIO_XML = '<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/></root></mxGraphModel>'
 # 「この操作は元に戻せません」 or 「「元に戻す」で戻せます」, in the wordings a page may use.
 UNDO_SENTENCE = re.compile(r"元に戻せ(ません|ない)|元に戻すことはでき|「元に戻す」で(元に)?戻せ")
-
-
-def at(ms: int) -> datetime:
-    """Playwright's Python clock reads plain numbers as seconds; say the instant unambiguously."""
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -42,9 +36,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-def read_op(tool: str) -> contract.Operation:
-    return next(op for op in contract.operations_of(tool) if contract.READ_ONLY in op.annotations)
 
 
 def valid_input(op: contract.Operation, client, marker: str = "harness") -> dict:
@@ -71,7 +62,7 @@ def turned_on(tool_page: ToolPage, client, expect_ready: bool = True) -> None:
     # The relay lists a heavy page (draw.io) late when several workers share the machine.
     client.wait_for_tools({op.name for op in contract.operations_of(tool_page.tool)}, timeout=40)
     if expect_ready:
-        read = read_op(tool_page.tool)
+        read = contract.reader_of(tool_page.tool)
         loaded = client.call_when_ready(read.name, read.example)
         assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
 
@@ -297,7 +288,7 @@ def test_expired_dont_ask_asks_again(op_page, op_client, op):
     op_page.storage.write(now + 24 * 3600 * 1000, skip_confirm_until=now - 1000)
     op_page.page.reload()
     expect(op_page.switch).to_be_checked()
-    read = read_op(op.tool)
+    read = contract.reader_of(op.tool)
     op_client.wait_for_tools({op.name, read.name})
     assert op_client.call_when_ready(read.name, read.example)["ok"] is True
     call, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client))
@@ -335,7 +326,7 @@ def test_declining_returns_declined(op_page, op_client, op, answer):
 
 @pytest.mark.rules("confirm.queue")
 def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, op):
-    read = read_op(op.tool)
+    read = contract.reader_of(op.tool)
     shown = asked(op_page, op_client, op, valid_input(op, op_client, marker="一つ目"))
     queued = []
     for marker in ("二つ目", "三つ目"):
@@ -356,7 +347,7 @@ def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, o
 @pytest.mark.rules("confirm.queue")
 def test_other_operations_do_not_wait_for_the_dialog(op_page, op_client, op):
     pending = asked(op_page, op_client, op, valid_input(op, op_client))
-    read = read_op(op.tool)
+    read = contract.reader_of(op.tool)
     result = op_client.call(read.name, read.example)
     assert result["ok"] is True, result
     expect(op_page.dialog.root).to_be_visible()
@@ -390,7 +381,7 @@ def test_queued_call_past_its_50_seconds_is_declined_without_a_dialog(context, c
     turned_on(clocked_page, client)
     first = asked(clocked_page, client, op, valid_input(op, client, marker="一つ目"))
     queued = client.start(op.name, valid_input(op, client, marker="二つ目"))
-    read = read_op(op.tool)
+    read = contract.reader_of(op.tool)
     assert client.call(read.name, read.example)["ok"] is True  # the queued call has arrived by now
     clocked_page.page.evaluate(COUNT_DIALOGS_OPENED)
     context.clock.fast_forward(DECISION_MS + 10_000)  # every due timer fires once, late

@@ -22,9 +22,6 @@ BADGES = {"ok": "成功", "declined": "中止", "failure": "失敗"}  # StatusBa
 
 # --- helpers -------------------------------------------------------------------------------
 
-def read_op(tool: str) -> contract.Operation:
-    return next(op for op in contract.operations_of(tool) if contract.READ_ONLY in op.annotations)
-
 
 def confirming_op(tool: str) -> contract.Operation:
     return contract.confirming(tool)[0]
@@ -35,7 +32,7 @@ def turned_on(tool_page: ToolPage, client) -> None:
     tool_page.turn_on()
     # The relay lists a heavy page (draw.io) late when several workers share the machine.
     client.wait_for_tools({op.name for op in contract.operations_of(tool_page.tool)}, timeout=40)
-    read = read_op(tool_page.tool)
+    read = contract.reader_of(tool_page.tool)
     loaded = client.call_when_ready(read.name, read.example)
     assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
 
@@ -177,7 +174,7 @@ def test_row_shows_time_name_and_80_character_summaries(on, client):
 @pytest.mark.rules("log.badge")
 def test_badges_say_success_declined_and_failure_in_words(on, client):
     log = on.log
-    read = read_op(on.tool)
+    read = contract.reader_of(on.tool)
     assert logged(on, client, read.name, read.example)["ok"] is True
     ok_badge = log.row(-1).badge
     declined_call(on, client)
@@ -205,7 +202,7 @@ def test_waiting_call_has_no_row_until_decided(on, client):
 
 @pytest.mark.rules("log.order")
 def test_new_rows_are_added_at_the_bottom(on, client):
-    read = read_op(on.tool)
+    read = contract.reader_of(on.tool)
     logged(on, client, read.name, read.example)
     name = declined_call(on, client)
     rows = on.log.rows
@@ -221,7 +218,7 @@ def test_opened_row_shows_markdown_and_xml_unescaped(on, client):
     logged(on, client, *text_call(on.tool, text))
     args_text, _ = on.log.open_row(-1)
     assert text in args_text, f"the opened row does not show the text as written:\n{args_text[:500]}"
-    read = read_op(on.tool)
+    read = contract.reader_of(on.tool)
     result = logged(on, client, read.name, read.example)
     _, result_text = on.log.open_row(-1)
     for field in ("markdown", "xml"):
@@ -256,7 +253,7 @@ def test_html_in_arguments_is_shown_as_text(on, client):
 @pytest.mark.rules("log.capacity")
 def test_keeps_the_last_200_calls(on, client):
     first = declined_call(on, client)
-    read = read_op(on.tool)
+    read = contract.reader_of(on.tool)
     calls = [client.start(read.name, read.example) for _ in range(200)]
     assert all(call.result(timeout=60)["ok"] for call in calls)
     rows = on.log.rows

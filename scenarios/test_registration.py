@@ -16,15 +16,12 @@ NATIVE_TOOLS = """async () => {
 }"""
 
 
-def op_names(tool):
-    return {op.name for op in contract.operations_of(tool)}
-
 
 @pytest.mark.rules("registration.scripts-when-on")
 def test_scripts_load_only_when_the_switch_is_on(open_tool, tool):
     tool_page = open_tool(tool)
     ai_resources = tool_page.resources_loaded_by(lambda: (
-        tool_page.turn_on(), InPageClient(tool_page).wait_for_tools(op_names(tool))))
+        tool_page.turn_on(), InPageClient(tool_page).wait_for_tools(contract.names_of(tool))))
     assert ai_resources, "turning the switch on loaded no script"
     tool_page.turn_off()
     tool_page.page.reload()
@@ -39,19 +36,19 @@ def test_polyfill_is_loaded_even_with_native_webmcp(open_tool, tool, browser_con
         pytest.skip("only a browser with native WebMCP can show the polyfill loaded beside it")
     tool_page = open_tool(tool)
     tool_page.turn_on()
-    InPageClient(tool_page).wait_for_tools(op_names(tool))
+    InPageClient(tool_page).wait_for_tools(contract.names_of(tool))
     native = tool_page.page.evaluate(NATIVE_TOOLS)
     assert native["wrapped"], "document.modelContext is still the browser's own object: the polyfill was not loaded"
     # ADR-0044's open question: which implementation received the registration.
     record_property("finding:registration-receiver",
-                    "native and polyfill" if set(native["tools"]) >= op_names(tool) else "polyfill only")
+                    "native and polyfill" if set(native["tools"]) >= contract.names_of(tool) else "polyfill only")
 
 
 @pytest.mark.rules("switch.start-failure")
 def test_script_that_cannot_load_turns_the_switch_back_off(open_tool, tool):
     probe = open_tool(tool)
     ai_resources = probe.resources_loaded_by(lambda: (
-        probe.turn_on(), InPageClient(probe).wait_for_tools(op_names(tool))))
+        probe.turn_on(), InPageClient(probe).wait_for_tools(contract.names_of(tool))))
     probe.turn_off()
     probe.page.close()
 

@@ -13,14 +13,11 @@ from harness.relay import DESCRIPTION_PREFIX
 pytestmark = pytest.mark.call_paths("relay")
 
 
-def op_names(tool):
-    return {op.name for op in contract.operations_of(tool)}
-
 
 @pytest.fixture
 def listed(tool_page, client, tool):
     tool_page.turn_on()
-    return client.wait_for_tools(op_names(tool))
+    return client.wait_for_tools(contract.names_of(tool))
 
 
 @pytest.mark.rules("relay.names", "relay.calls")
@@ -44,7 +41,7 @@ def test_two_tabs_are_told_apart(open_tool, client_for, tool, call_path):
     clients = [client_for(first), client_for(second)]
     first.turn_on()  # the second tab follows through the storage event
     for client in clients:
-        client.wait_for_tools(op_names(tool))
+        client.wait_for_tools(contract.names_of(tool))
     read = next(op for op in contract.operations_of(tool) if contract.READ_ONLY in op.annotations)
     for tool_page, client in zip((first, second), clients):
         info = next(i for i in client.tools() if i.name == read.name)

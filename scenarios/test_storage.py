@@ -2,25 +2,16 @@
 登録から実行まで). Time is moved with Playwright's clock, never waited for."""
 
 import json
-from datetime import datetime, timezone
 
 import pytest
 from playwright.sync_api import expect
 
 from harness import contract
+from harness.clock import T0, at
 from harness.clients import InPageClient
 from harness.pages import SEVEN_DAYS_MS
 
-T0 = 1_900_000_000_000  # a fixed instant (2030) for the pages' clocks, in ms since the epoch
 
-
-def at(ms: int) -> datetime:
-    """Playwright's Python clock reads plain numbers as seconds; say the instant unambiguously."""
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
-
-
-def op_names(tool):
-    return {op.name for op in contract.operations_of(tool)}
 
 
 @pytest.fixture
@@ -48,7 +39,7 @@ def test_stored_on_registers_on_open_without_extending(clocked, open_tool, tool)
     tool_page.storage.write(until)
     tool_page.page.reload()
     expect(tool_page.switch).to_be_checked()
-    InPageClient(tool_page).wait_for_tools(op_names(tool))
+    InPageClient(tool_page).wait_for_tools(contract.names_of(tool))
     assert tool_page.storage.read() == {"v": 1, "enabledUntil": until, "skipConfirmUntil": None}
 
 
@@ -88,7 +79,7 @@ def test_expiry_while_open_turns_off_and_unregisters(clocked, open_tool, tool):
     tool_page.storage.write(tool_page.storage.now() + 60_000)
     tool_page.page.reload()
     client = InPageClient(tool_page)
-    client.wait_for_tools(op_names(tool))
+    client.wait_for_tools(contract.names_of(tool))
     clocked.run_for(61_000)
     expect(tool_page.switch).not_to_be_checked()
     client.wait_for_no_tools()
@@ -102,7 +93,7 @@ def test_call_after_expiry_is_declined_and_turns_off(clocked, open_tool, tool):
     tool_page.storage.write(tool_page.storage.now() + 60_000)
     tool_page.page.reload()
     client = InPageClient(tool_page)
-    client.wait_for_tools(op_names(tool))
+    client.wait_for_tools(contract.names_of(tool))
     read = next(op for op in contract.operations_of(tool) if contract.READ_ONLY in op.annotations)
     clocked.set_system_time(at(T0 + 10 * 60_000))
     call = client.start(read.name, read.example)
@@ -116,7 +107,7 @@ def test_other_tabs_follow_the_switch(context, open_tool, tool):
     first, second = open_tool(tool), open_tool(tool)
     first.turn_on()
     expect(second.switch).to_be_checked()
-    InPageClient(second).wait_for_tools(op_names(tool))
+    InPageClient(second).wait_for_tools(contract.names_of(tool))
     second.turn_off()
     expect(first.switch).not_to_be_checked()
     InPageClient(first).wait_for_no_tools()
@@ -135,7 +126,7 @@ def test_switch_works_for_the_page_when_storage_throws(context, open_tool, tool)
     tool_page = open_tool(tool)
     client = InPageClient(tool_page)
     tool_page.turn_on()
-    client.wait_for_tools(op_names(tool))
+    client.wait_for_tools(contract.names_of(tool))
     expect(tool_page.start_failure).to_have_count(0)
     tool_page.turn_off()
     client.wait_for_no_tools()

@@ -11,11 +11,6 @@ from harness import contract
 from harness.clients import parse_result
 from harness.pages import ToolPage
 
-READ_OPERATION = {"slides": "slides_read", "excalidraw": "excalidraw_read", "drawio": "drawio_read"}
-
-
-def op_names(tool: str) -> set[str]:
-    return {op.name for op in contract.operations_of(tool)}
 
 
 class Agent:
@@ -76,7 +71,7 @@ class Agent:
         return result
 
     def read(self) -> dict:
-        return self.ok(READ_OPERATION[self.tool_page.tool])
+        return self.ok(contract.reader_of(self.tool_page.tool).name)
 
 
 def _short(arguments: dict) -> str:
@@ -89,8 +84,8 @@ def switch_on(tool_page: ToolPage, client) -> Agent:
     # The switch comes with the tool's module, which for the editors is a large script.
     expect(tool_page.switch).to_be_visible(timeout=30_000)
     tool_page.turn_on()
-    client.wait_for_tools(op_names(tool_page.tool))
-    loaded = client.call_when_ready(READ_OPERATION[tool_page.tool])
+    client.wait_for_tools(contract.names_of(tool_page.tool))
+    loaded = client.call_when_ready(contract.reader_of(tool_page.tool).name)
     assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
     return Agent(tool_page, client)
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from canvas_agent import READ_OPERATION, Agent, op_names, switch_on
+from canvas_agent import Agent, switch_on
 from playwright.sync_api import expect
 
+from harness import contract
 from harness.pages import ToolPage
 
 
@@ -22,8 +23,8 @@ def make_agent(client_for):
         expect(tool_page.switch).to_be_visible()
         client = client_for(tool_page)
         if tool_page.switch.is_checked():
-            client.wait_for_tools(op_names(tool_page.tool))
-            assert client.call_when_ready(READ_OPERATION[tool_page.tool])["ok"] is True
+            client.wait_for_tools(contract.names_of(tool_page.tool))
+            assert client.call_when_ready(contract.reader_of(tool_page.tool).name)["ok"] is True
             return Agent(tool_page, client)
         return switch_on(tool_page, client)
 

@@ -3,7 +3,7 @@
 import time
 
 import pytest
-from canvas_agent import READ_OPERATION, Agent, assert_is_open_document, example_input, op_names
+from canvas_agent import Agent, assert_is_open_document, example_input
 from playwright.sync_api import Route
 
 from harness import contract
@@ -39,7 +39,7 @@ def test_every_operation_is_not_ready_without_an_open_document(open_tool, client
     tool_page = open_tool(tool, "empty_page")
     client = client_for(tool_page)
     tool_page.turn_on()
-    client.wait_for_tools(op_names(tool))
+    client.wait_for_tools(contract.names_of(tool))
     agent = Agent(tool_page, client)
     for op in contract.operations_of(tool):
         agent.fails(op.name, example_input(client, op), "not_ready")
@@ -79,12 +79,12 @@ def test_every_operation_is_not_ready_while_the_tool_loads(open_tool, client_for
     holding = False
     client = client_for(tool_page)
     tool_page.turn_on()
-    client.wait_for_tools(op_names(tool))
+    client.wait_for_tools(contract.names_of(tool))
     agent = Agent(tool_page, client)
     for op in contract.operations_of(tool):
         agent.fails(op.name, example_input(client, op), "not_ready")
     for route in held:
         route.continue_()
     tool_page.page.unroute("**/*", hold)
-    loaded = client.call_when_ready(READ_OPERATION[tool])
+    loaded = client.call_when_ready(contract.reader_of(tool).name)
     assert loaded["ok"] is True, f"{tool} did not become ready once loading went on: {loaded}"
