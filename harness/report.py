@@ -165,7 +165,7 @@ def render(results: list[dict], statuses, args, lang: str) -> str:
     if dropped:
         bullets.append(t["dropped"].format(dropped=_join((f"{k} ({', '.join(v)})" for k, v in sorted(dropped.items())), lang)))
     contacted: dict[str, set] = defaultdict(set)
-    for r in calls:
+    for r in results:
         contacted[r["tool"]] |= set(r["properties"].get("contacted", []))
     for tool, hosts in sorted(contacted.items()):
         extra = sorted(h for h in hosts if not any(s in h for s in ("://localhost", "://127.0.0.1", "data:", "blob:")))

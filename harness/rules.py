@@ -105,6 +105,9 @@ RULES: tuple[Rule, ...] = tuple(
         ("relay.annotations", "注釈(Decision 4)が、relay を通しても読める"),
         ("relay.calls", "relay と MCP のクライアント(SDK)から、操作を呼べる"),
     )
+    + _rules(ADR, "Verification(通信)",
+        ("network.local-only", "ページの外へのリクエストは、127.0.0.1 への WebSocket だけである"),
+    )
     + _rules(ADR, "Decision 4",
         ("operations.annotations", "23 個の操作の注釈は Decision 4 の表のとおりである"),
     )

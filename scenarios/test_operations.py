@@ -25,4 +25,26 @@ def test_every_operation_answers(tool_page, client, tool, record_property):
             op.validate_result(result)
         answers[op.name] = code
     record_property("operations", answers)
+
+
+@pytest.mark.rules("network.local-only")
+@pytest.mark.call_paths("in-page")
+def test_page_contacts_only_its_origin_and_the_local_relay(tool_page, client, tool, target, record_property, call_path):
+    # Every operation once, and every value of every enum input (a theme may load its own assets).
+    ops = contract.operations_of(tool)
+    tool_page.turn_on()
+    registered = {info.name: info for info in client.wait_for_tools(contract.names_of(tool))}
+    client.call_when_ready(contract.reader_of(tool).name)
+    for op in ops:
+        if op.confirmation:
+            continue
+        inputs = [op.example]
+        for key, schema in registered[op.name].input_schema.get("properties", {}).items():
+            inputs += [{**op.example, key: value} for value in schema.get("enum", [])]
+        for arguments in inputs:
+            client.call(op.name, arguments)
+    tool_page.page.wait_for_load_state("networkidle")
     record_property("contacted", sorted(tool_page.contacted))
+    foreign = sorted(o for o in tool_page.contacted
+                     if o not in (target.origin, "data:", "blob:") and not o.startswith(("ws://127.0.0.1:", "ws://[::1]:")))
+    assert not foreign, f"the {tool} page contacted {foreign} besides {target.origin} and the local relay"
