@@ -75,12 +75,10 @@ class ToolPage:
         self.switch.click()
         expect(self.switch).not_to_be_checked()
 
-    def resources_loaded_by(self, action) -> set[str]:
-        """URLs the page fetched while `action` ran (Resource Timing): e.g. the scripts the switch loads."""
-        start = self.page.evaluate("performance.now()")
-        action()
-        return set(self.page.evaluate(
-            "start => performance.getEntriesByType('resource').filter((e) => e.startTime >= start).map((e) => e.name)", start))
+    def settled_scripts(self) -> set[str]:
+        """Scripts and frames the page has loaded once its network is idle (Resource Timing)."""
+        self.page.wait_for_load_state("networkidle")
+        return scripts_loaded(self.page)
 
     def console_text(self) -> str:
         return "\n".join(self.console[-200:]) or "(no console output)"
@@ -235,6 +233,26 @@ def new_tool_page(context: BrowserContext, target: Target, tool: str, url: str) 
         f"try {{ sessionStorage.setItem({json.dumps(RELAY_TAB_ID_KEY)}, {json.dumps(relay_tab_id)}) }} catch {{}}"
     )
     return ToolPage(page, target, tool, relay_tab_id, url)
+
+
+SCRIPTS_LOADED = """() => performance.getEntriesByType('resource')
+  .filter((e) => e.initiatorType === 'script' || e.initiatorType === 'iframe').map((e) => e.name)"""
+
+
+def scripts_loaded(page_or_frame) -> set[str]:
+    return set(page_or_frame.evaluate(SCRIPTS_LOADED))
+
+
+def ai_scripts(open_tool, tool: str, wait_for_operations) -> tuple[ToolPage, set[str]]:
+    """The scripts and frames a tool page loads because its switch is on (the polyfill, the relay
+    script and its frame): what a switched-on tab loads and a tab left off does not, both settled.
+    Returns the switched-on tab (ON is then stored for the origin) and those URLs."""
+    off = open_tool(tool)
+    loaded_when_off = off.settled_scripts()
+    on = open_tool(tool)
+    on.turn_on()
+    wait_for_operations(on)
+    return on, on.settled_scripts() - loaded_when_off
 
 
 def _origin(url: str) -> str:

@@ -190,8 +190,9 @@ class RelayClient:
     def tools(self) -> list[ToolInfo]:
         return self._mine(self.relay.list_tools())
 
-    def wait_for_tools(self, names: set[str], timeout: float = 45.0) -> list[ToolInfo]:
-        # The widget retries discovery in rounds of ~20 s when its first 1.2 s probe misses.
+    def wait_for_tools(self, names: set[str], timeout: float = 60.0) -> list[ToolInfo]:
+        # The widget gives each port 1.2 s; on a busy page its first round can miss them all
+        # and the next comes after a backoff: seen up to ~40 s on 2 loaded cores.
         return self.relay.wait_until(lambda: (t := self.tools()) and names <= {i.name for i in t} and t,
                                      timeout, f"tools {sorted(names)} of tab {self.tab_id}", self.tool_page)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 from harness import faults
 from harness.paths import ROOT
@@ -20,17 +22,22 @@ BROWSERS = ("chromium", "chromium-noflag")
 def run(args) -> int:
     pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
     browsers = [a for b in BROWSERS for a in ("--browser", b)]
-    steps = [
-        ("unit tests", [*pytest, "tests", "-q"]),
-        ("scenarios", [*pytest, "scenarios", "-q", "-n", str(args.workers), *browsers]),
-    ]
-    outcomes = []
-    for name, command in steps:
-        print(f"selftest: {name}: {' '.join(command[2:])}", flush=True)
-        code = subprocess.run(command, cwd=ROOT).returncode
-        outcomes.append((name, code == 0))
-    print("selftest: fault proof (Chromium with the flag, in-page and relay)", flush=True)
-    outcomes.append(("fault proof", faults.prove_all(["--browser", "chromium"], workers=int(args.workers)) == 0))
+    with tempfile.TemporaryDirectory(prefix="harness-selftest-") as tmp:
+        results = Path(tmp) / "results.json"
+        steps = [
+            ("unit tests", [*pytest, "tests", "-q"]),
+            ("scenarios", [*pytest, "scenarios", "-q", "-n", str(args.workers), *browsers,
+                           f"--results-json={results}", f"--output={Path(tmp) / 'artifacts'}"]),
+        ]
+        outcomes = []
+        for name, command in steps:
+            print(f"selftest: {name}: {' '.join(command[2:])}", flush=True)
+            code = subprocess.run(command, cwd=ROOT).returncode
+            outcomes.append((name, code == 0))
+        print("selftest: fault proof (Chromium with the flag, in-page and relay)", flush=True)
+        proof = faults.prove_all(["--browser", "chromium"], workers=int(args.workers),
+                                 clean_results=results if results.exists() else None)
+        outcomes.append(("fault proof", proof == 0))
     passed = sum(ok for _, ok in outcomes)
     for name, ok in outcomes:
         print(f"selftest: {name}: {'passed' if ok else 'FAILED'}")

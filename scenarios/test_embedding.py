@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from harness import contract
 from harness.clients import InPageClient
-from harness.pages import SWITCH_LABEL
+from harness.pages import SWITCH_LABEL, ai_scripts, scripts_loaded
 
 SAME_ORIGIN_HOST = "/__harness__/embed-host.html"
 
@@ -27,11 +27,7 @@ def frame_urls(target, fixture_server, tool):
 @pytest.mark.rules("embedding.no-registration", "embedding.no-header")
 @pytest.mark.parametrize("embedding", ["same-origin", "cross-origin"])
 def test_embedded_page_with_stored_on_registers_nothing(open_tool, context, target, fixture_server, tool, embedding):
-    top = open_tool(tool)
-    ai_resources = top.resources_loaded_by(lambda: (
-        top.turn_on(),  # ON is now stored for the tool's origin
-        InPageClient(top).wait_for_tools({op.name for op in contract.operations_of(tool)}),
-    ))
+    top, scripts = ai_scripts(open_tool, tool, lambda on: InPageClient(on).wait_for_tools(contract.names_of(tool)))
 
     url, host_file = frame_urls(target, fixture_server, tool)[embedding]
     host = context.new_page()
@@ -41,16 +37,16 @@ def test_embedded_page_with_stored_on_registers_nothing(open_tool, context, targ
                    lambda route: route.fulfill(path=host_file, content_type="text/html"))
     host.goto(url)
     frame_element = host.locator("iframe")
+    frame_handle = frame_element.element_handle().content_frame()
+    frame_handle.wait_for_load_state("networkidle")
     frame = frame_element.content_frame
-    expect(frame.locator("body")).not_to_be_empty()
+    expect(frame.locator("main")).to_be_attached()
     expect(frame.get_by_role("banner")).to_have_count(0)
     expect(frame.get_by_role("switch", name=SWITCH_LABEL)).to_have_count(0)
-    frame_handle = frame_element.element_handle().content_frame()
-    frame_handle.wait_for_load_state("load")
     registered = frame_handle.evaluate(
         "async () => document.modelContext ? (await document.modelContext.getTools()).filter((t) => !t.window || t.window === window).map((t) => t.name) : []"
     )
     assert registered == [], f"the {embedding} embedded page registered {registered}"
-    loaded = set(frame_handle.evaluate("performance.getEntriesByType('resource').map((e) => e.name)"))
-    assert not loaded & ai_resources, f"the embedded page loaded the AI operations' scripts: {sorted(loaded & ai_resources)}"
+    loaded = scripts_loaded(frame_handle)
+    assert not loaded & scripts, f"the embedded page loaded the AI operations' scripts: {sorted(loaded & scripts)}"
     assert top.storage.read() is not None, "the embedded page changed the stored state"

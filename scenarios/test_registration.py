@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 
 from harness import contract
 from harness.clients import InPageClient
+from harness.pages import ai_scripts
 
 NATIVE_TOOLS = """async () => {
   const getter = Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')?.get;
@@ -17,17 +18,19 @@ NATIVE_TOOLS = """async () => {
 
 
 
+def wait_for_operations(tool):
+    return lambda tool_page: InPageClient(tool_page).wait_for_tools(contract.names_of(tool))
+
+
 @pytest.mark.rules("registration.scripts-when-on")
 def test_scripts_load_only_when_the_switch_is_on(open_tool, tool):
-    tool_page = open_tool(tool)
-    ai_resources = tool_page.resources_loaded_by(lambda: (
-        tool_page.turn_on(), InPageClient(tool_page).wait_for_tools(contract.names_of(tool))))
-    assert ai_resources, "turning the switch on loaded no script"
+    tool_page, scripts = ai_scripts(open_tool, tool, wait_for_operations(tool))
+    assert scripts, "turning the switch on loaded no script that a page left off does not load"
     tool_page.turn_off()
     tool_page.page.reload()
     expect(tool_page.switch).not_to_be_checked()
-    loaded = set(tool_page.page.evaluate("performance.getEntriesByType('resource').map((e) => e.name)"))
-    assert not loaded & ai_resources, f"loaded with the switch off: {sorted(loaded & ai_resources)}"
+    loaded = tool_page.settled_scripts()
+    assert not loaded & scripts, f"loaded with the switch off: {sorted(loaded & scripts)}"
 
 
 @pytest.mark.rules("registration.polyfill-always")
@@ -46,14 +49,11 @@ def test_polyfill_is_loaded_even_with_native_webmcp(open_tool, tool, browser_con
 
 @pytest.mark.rules("switch.start-failure")
 def test_script_that_cannot_load_turns_the_switch_back_off(open_tool, tool):
-    probe = open_tool(tool)
-    ai_resources = probe.resources_loaded_by(lambda: (
-        probe.turn_on(), InPageClient(probe).wait_for_tools(contract.names_of(tool))))
+    probe, scripts = ai_scripts(open_tool, tool, wait_for_operations(tool))
     probe.turn_off()
-    probe.page.close()
 
     tool_page = open_tool(tool)
-    tool_page.page.route(lambda url: url in ai_resources, lambda route: route.abort())
+    tool_page.page.route(lambda url: url in scripts, lambda route: route.abort())
     tool_page.switch.click()
     expect(tool_page.start_failure).to_be_visible()
     expect(tool_page.start_failure).not_to_have_text("AI からの操作を始められません")  # a reason follows the title

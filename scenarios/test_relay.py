@@ -37,12 +37,16 @@ def test_description_starts_with_the_page_title(listed, tool_page, call_path):
 
 @pytest.mark.rules("relay.two-tabs", "canvas.open-document")
 def test_two_tabs_are_told_apart(open_tool, client_for, tool, call_path):
-    first, second = open_tool(tool), open_tool(tool, "other_page")
+    read = contract.reader_of(tool)
+    first = open_tool(tool)
+    first.turn_on()
+    client_for(first).wait_for_tools(contract.names_of(tool))
+    client_for(first).call_when_ready(read.name)  # the first tab has loaded before the second opens
+    second = open_tool(tool, "other_page")  # ON is stored: the second tab registers as it opens
+    expect(second.switch).to_be_checked()
     clients = [client_for(first), client_for(second)]
-    first.turn_on()  # the second tab follows through the storage event
     for client in clients:
         client.wait_for_tools(contract.names_of(tool))
-    read = next(op for op in contract.operations_of(tool) if contract.READ_ONLY in op.annotations)
     for tool_page, client in zip((first, second), clients):
         info = next(i for i in client.tools() if i.name == read.name)
         suffix = "_" + tool_page.relay_tab_id[:4]
