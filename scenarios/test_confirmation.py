@@ -356,7 +356,7 @@ def test_other_operations_do_not_wait_for_the_dialog(op_page, op_client, op):
 
 
 @pytest.mark.rules("confirm.timeout")
-def test_open_dialog_is_declined_after_50_seconds(context, clocked_page, client_for, op, real_time):
+def test_open_dialog_is_declined_after_50_seconds(context, clocked_page, client_for, op, real_time, record_property):
     client = client_for(clocked_page)
     turned_on(clocked_page, client)
     args = valid_input(op, client)
@@ -367,8 +367,8 @@ def test_open_dialog_is_declined_after_50_seconds(context, clocked_page, client_
     let_time_pass(context, clocked_page, 1_000, real_time)
     expect(clocked_page.dialog.root).to_have_count(0, timeout=5_000)
     assert_declined(call.result())
-    if not real_time:
-        assert time.monotonic() - started < 5, "moving the clock took too long"
+    # bench/speed.py reads this: the 50 seconds, not the page load, are what must be fast.
+    record_property("wall_seconds_for_50_seconds", round(time.monotonic() - started, 3))
 
 
 @pytest.mark.rules("confirm.timeout-queued")
