@@ -28,7 +28,10 @@ def test_names_reach_the_client_sanitized(listed, call_path):
 
 
 @pytest.mark.rules("relay.two-tabs")
-def test_description_starts_with_the_page_title(listed, tool_page, call_path):
+def test_description_starts_with_the_page_title(listed, tool_page, target, tool, call_path):
+    expected = target.tools[tool].title
+    if expected:
+        expect(tool_page.page).to_have_title(expected)
     title = tool_page.page.title()
     for info in listed:
         prefix = DESCRIPTION_PREFIX.match(info.description)

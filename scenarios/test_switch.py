@@ -58,7 +58,7 @@ def test_turning_on_registers_exactly_the_tools_operations(tool_page, client, to
     expect(tool_page.log.root).to_be_visible()
 
 
-@pytest.mark.rules("switch.off-unregisters")
+@pytest.mark.rules("switch.off-unregisters", "relay.tools-follow-page")
 def test_turning_off_unregisters_and_hides_the_log(tool_page, client, tool):
     tool_page.turn_on()
     client.wait_for_tools({op.name for op in contract.operations_of(tool)})
