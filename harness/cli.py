@@ -11,6 +11,8 @@ def _serve(args: argparse.Namespace) -> int:
     from harness.server import FixtureServer, ReferenceConfig
 
     config = ReferenceConfig(relay_port=args.relay_port, faults=args.fault or [])
+    # Blocked signals wait for sigwait below, so the servers always shut down cleanly.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     with FixtureServer(config, ports=(args.port, args.other_port)) as server:
         print(f"reference playground: {server.origin}/slides/  (other origin: {server.other_origin})", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
@@ -103,8 +105,6 @@ def main(argv: list[str] | None = None) -> int:
     selftest.set_defaults(run=_selftest)
 
     args = parser.parse_args(argv)
-    signal.signal(signal.SIGINT, signal.SIG_DFL) if args.command == "serve" else None
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if args.command == "serve" else None
     return args.run(args)
 
 
