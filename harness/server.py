@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
+import sys
 import threading
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -112,6 +113,15 @@ def _query(raw_path: str) -> str:
     return f"?{query}" if query else ""
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        # Browsers drop connections when a test closes its context: not the server's error.
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
 class FixtureServer:
     """Serves the fixtures on two origins; use as a context manager."""
 
@@ -122,12 +132,7 @@ class FixtureServer:
             )
         self.config = config or ReferenceConfig()
         handler = _handler(self.config)
-        self._servers = [
-            ThreadingHTTPServer(("127.0.0.1", ports[0]), handler),
-            ThreadingHTTPServer(("127.0.0.1", ports[1]), handler),
-        ]
-        for server in self._servers:
-            server.daemon_threads = True
+        self._servers = [_QuietServer(("127.0.0.1", port), handler) for port in ports]
         self._threads: list[threading.Thread] = []
 
     root = FIXTURES
