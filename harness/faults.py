@@ -98,10 +98,16 @@ def run_scenarios(node_ids: list[str], pytest_args: list[str], faults: list[str]
         return result.returncode, failed, tail
 
 
+def _node_id(junit_name: str) -> str:
+    """`scenarios.canvas.test_x::test_y[p]` (JUnit's classname::name) as pytest's node id."""
+    module, name = junit_name.split("::", 1)
+    return module.replace(".", "/") + ".py::" + name
+
+
 def prove(fault: Fault, node_ids: list[str], pytest_args: list[str]) -> Verdict:
     verdict = Verdict(fault, node_ids)
     if not node_ids:
-        verdict.error = f"no scenario carries rule {fault.rule}"
+        verdict.error = f"no scenario of rule {fault.rule} passes without the fault"
         return verdict
     code, failed, tail = run_scenarios(node_ids, [*pytest_args, "-x"], [fault.name])
     verdict.failed = failed
@@ -113,20 +119,22 @@ def prove(fault: Fault, node_ids: list[str], pytest_args: list[str]) -> Verdict:
 EXPECTED_CLEAN = ("passed", "xfailed", "skipped")  # xfailed: a baseline entry
 
 
-def clean_pass(targeted: list[str], pytest_args: list[str], workers: int, clean_results: Path | None) -> bool:
-    """Do the targeted scenarios pass without a fault? Read from an earlier run's results.json
-    (`python -m harness selftest` has just run them), or run them now."""
+def clean_failures(targeted: list[str], pytest_args: list[str], workers: int, clean_results: Path | None) -> set[str]:
+    """The targeted scenarios that do not pass without a fault. Read from an earlier run's
+    results.json (`python -m harness selftest` has just run them), or run them now."""
     if clean_results is not None:
         outcomes = {r["nodeid"]: r["outcome"] for r in json.loads(clean_results.read_text(encoding="utf-8"))}
-        bad = [f"{node}: {outcomes.get(node, 'not run')}" for node in targeted if outcomes.get(node) not in EXPECTED_CLEAN]
+        bad = {node for node in targeted if outcomes.get(node) not in EXPECTED_CLEAN}
         print(f"clean run: {len(targeted)} scenarios, from {clean_results.name}", flush=True)
     else:
         print(f"clean run: {len(targeted)} scenarios without any fault", flush=True)
         code, failed, tail = run_scenarios(targeted, [*pytest_args, "-n", str(workers)], [])
-        bad = failed or ([] if code == 0 else [f"pytest exit {code}:\n{tail}"])
-    if bad:
-        print("the scenarios do not pass without a fault; nothing is proven:\n  " + "\n  ".join(bad[:20]))
-    return not bad
+        if code not in (0, 1):
+            raise RuntimeError(f"the clean run did not run (pytest exit {code}):\n{tail}")
+        bad = {_node_id(name) for name in failed}
+    for node in sorted(bad):
+        print(f"not clean: {node} fails without a fault, so it proves nothing", flush=True)
+    return bad
 
 
 def prove_all(pytest_args: list[str], only: list[str] | None = None, workers: int = 2,
@@ -134,8 +142,8 @@ def prove_all(pytest_args: list[str], only: list[str] | None = None, workers: in
     faults = [f for f in catalog() if not only or f.name in only]
     by_rule = scenarios_by_rule(pytest_args)
     targeted = sorted({node for f in faults for node in by_rule.get(f.rule, [])})
-    if not clean_pass(targeted, pytest_args, workers, clean_results):
-        return 1
+    not_clean = clean_failures(targeted, pytest_args, workers, clean_results)
+    by_rule = {rule: [node for node in nodes if node not in not_clean] for rule, nodes in by_rule.items()}
     with ThreadPoolExecutor(workers) as pool:
         verdicts = pool.map(lambda f: prove(f, by_rule.get(f.rule, []), pytest_args), faults)
         caught = 0
@@ -147,7 +155,7 @@ def prove_all(pytest_args: list[str], only: list[str] | None = None, workers: in
                 why = verdict.error or f"all {len(verdict.scenarios)} scenarios passed"
                 print(f"MISSED   {verdict.fault.name} ({verdict.fault.rule}): {why}", flush=True)
     print(f"faults caught: {caught}/{len(faults)}")
-    return 0 if caught == len(faults) else 1
+    return 0 if caught == len(faults) and not not_clean else 1
 
 
 def list_catalog(pytest_args: list[str]) -> int:

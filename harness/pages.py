@@ -245,14 +245,15 @@ def scripts_loaded(page_or_frame) -> set[str]:
 
 def ai_scripts(open_tool, tool: str, wait_for_operations) -> tuple[ToolPage, set[str]]:
     """The scripts and frames a tool page loads because its switch is on (the polyfill, the relay
-    script and its frame): what a switched-on tab loads and a tab left off does not, both settled.
-    Returns the switched-on tab (ON is then stored for the origin) and those URLs."""
+    script): what a switched-on tab has loaded once its operations are registered, and a tab
+    left off has not, once settled. Returns the switched-on tab (ON is then stored for the
+    origin) and those URLs."""
     off = open_tool(tool)
     loaded_when_off = off.settled_scripts()
     on = open_tool(tool)
     on.turn_on()
     wait_for_operations(on)
-    return on, on.settled_scripts() - loaded_when_off
+    return on, scripts_loaded(on.page) - loaded_when_off
 
 
 def _origin(url: str) -> str:
