@@ -29,7 +29,8 @@ def test_every_operation_answers(tool_page, client, tool, record_property):
 
 @pytest.mark.rules("network.local-only")
 @pytest.mark.call_paths("in-page")
-def test_page_contacts_only_its_origin_and_the_local_relay(tool_page, client, tool, target, record_property, call_path):
+def test_page_contacts_only_its_origin_and_the_local_relay(relay, tool_page, client, tool, target, record_property, call_path):
+    # As a user has it: the relay running, so the relay script connects instead of scanning ports.
     # Every operation once, and every value of every enum input (a theme may load its own assets).
     ops = contract.operations_of(tool)
     tool_page.turn_on()
