@@ -73,13 +73,19 @@ def test_turning_off_removes_the_key(open_tool, tool):
     assert tool_page.storage.raw() is None
 
 
-@pytest.mark.rules("storage.expiry-while-open")
-def test_expiry_while_open_turns_off_and_unregisters(clocked, open_tool, tool):
+def opened_a_minute_before_expiry(open_tool, tool):
+    """A tab of the tool whose stored ON ends a minute from now, its operations registered."""
     tool_page = open_tool(tool)
     tool_page.storage.write(tool_page.storage.now() + 60_000)
     tool_page.page.reload()
     client = InPageClient(tool_page)
     client.wait_for_tools(contract.names_of(tool))
+    return tool_page, client
+
+
+@pytest.mark.rules("storage.expiry-while-open")
+def test_expiry_while_open_turns_off_and_unregisters(clocked, open_tool, tool):
+    tool_page, client = opened_a_minute_before_expiry(open_tool, tool)
     clocked.run_for(61_000)
     expect(tool_page.switch).not_to_be_checked()
     client.wait_for_no_tools()
@@ -89,12 +95,8 @@ def test_expiry_while_open_turns_off_and_unregisters(clocked, open_tool, tool):
 @pytest.mark.rules("call.after-expiry")
 def test_call_after_expiry_is_declined_and_turns_off(clocked, open_tool, tool):
     # A background tab's timers may run late: the clock jumps without firing them.
-    tool_page = open_tool(tool)
-    tool_page.storage.write(tool_page.storage.now() + 60_000)
-    tool_page.page.reload()
-    client = InPageClient(tool_page)
-    client.wait_for_tools(contract.names_of(tool))
-    read = next(op for op in contract.operations_of(tool) if contract.READ_ONLY in op.annotations)
+    tool_page, client = opened_a_minute_before_expiry(open_tool, tool)
+    read = contract.reader_of(tool)
     clocked.set_system_time(at(T0 + 10 * 60_000))
     call = client.start(read.name, read.example)
     result = call.result()
