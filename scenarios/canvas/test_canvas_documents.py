@@ -33,16 +33,19 @@ def test_two_tabs_each_report_their_own_document(open_tool, make_agent, tool):
 
 
 @CANVAS
-@pytest.mark.rules("canvas.not-ready")
-def test_every_operation_is_not_ready_without_an_open_document(open_tool, client_for, tool):
-    """開いている図かスライドが無いときは、not_ready を返す。"""
-    tool_page = open_tool(tool, "empty_page")
-    client = client_for(tool_page)
+def every_operation_is_not_ready(tool_page, client, tool):
     tool_page.turn_on()
     client.wait_for_tools(contract.names_of(tool))
     agent = Agent(tool_page, client)
     for op in contract.operations_of(tool):
         agent.fails(op.name, example_input(client, op), "not_ready")
+
+
+@pytest.mark.rules("canvas.not-ready")
+def test_every_operation_is_not_ready_without_an_open_document(open_tool, client_for, tool):
+    """開いている図かスライドが無いときは、not_ready を返す。"""
+    tool_page = open_tool(tool, "empty_page")
+    every_operation_is_not_ready(tool_page, client_for(tool_page), tool)
 
 
 # What "the tool is still loading" means for each page: draw.io's app runs in a frame of its own
@@ -78,11 +81,7 @@ def test_every_operation_is_not_ready_while_the_tool_loads(open_tool, client_for
     assert held, f"nothing of {tool}'s loading was held"
     holding = False
     client = client_for(tool_page)
-    tool_page.turn_on()
-    client.wait_for_tools(contract.names_of(tool))
-    agent = Agent(tool_page, client)
-    for op in contract.operations_of(tool):
-        agent.fails(op.name, example_input(client, op), "not_ready")
+    every_operation_is_not_ready(tool_page, client, tool)
     for route in held:
         route.continue_()
     tool_page.page.unroute("**/*", hold)
