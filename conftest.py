@@ -5,8 +5,10 @@ The rest of the harness's fixtures and options live in harness/pytest_plugin.py.
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from playwright.sync_api import BrowserType, Playwright
+from playwright.sync_api import BrowserContext, BrowserType, Playwright
 
 from harness import browsers
 from harness.browsers import BrowserConfig, BrowserMissing
@@ -35,3 +37,12 @@ def browser_type_launch_args(browser_type_launch_args: dict, browser_type: Brows
 def base_url(target: Target) -> str:
     """pytest-base-url's fixture, pointed at the target."""
     return target.base_url
+
+
+@pytest.fixture
+def context(context: BrowserContext, reference_faults: list[str]) -> BrowserContext:
+    """pytest-playwright's context, with the reference's faults told to every page and frame
+    before their scripts run (the reference reads them from referenceConfig)."""
+    if reference_faults:
+        context.add_init_script(f"globalThis.referenceConfig = {{ faults: {json.dumps(reference_faults)} }};")
+    return context

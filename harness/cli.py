@@ -31,11 +31,13 @@ def _browsers(args: argparse.Namespace) -> int:
 def _faults(args: argparse.Namespace) -> int:
     from harness import faults
 
-    pytest_args = [arg for browser in args.browser for arg in ("--browser", browser)]
-    pytest_args += [arg for path in args.call_path for arg in ("--call-path", path)]
+    if args.only:
+        unknown = faults.unknown_faults(args.only)
+        if unknown:
+            raise SystemExit(f"python -m harness faults: {unknown}")
     if args.prove:
-        return faults.prove_all(pytest_args, only=args.only, workers=args.workers)
-    return faults.list_catalog(pytest_args)
+        return faults.run_proof(args.browser or list(faults.PROOF_BROWSERS), workers=args.workers, only=args.only)
+    return faults.list_catalog([arg for browser in args.browser for arg in ("--browser", browser)])
 
 
 def _rules(args: argparse.Namespace) -> int:
@@ -62,6 +64,9 @@ def _selftest(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from harness.browsers import CONFIGS
+    from harness.clients import CALL_PATHS
+
     parser = argparse.ArgumentParser(prog="python -m harness")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -79,9 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     faults = commands.add_parser("faults", help="the reference's fault catalog; --prove shows each is caught")
     faults.add_argument("--prove", action="store_true", help="run each fault against the scenarios of its rule")
     faults.add_argument("--only", action="append", help="prove only this fault (repeatable)")
-    faults.add_argument("--browser", action="append", default=[], help="browser configuration (default: chromium)")
-    faults.add_argument("--call-path", action="append", default=[], help="call path (default: both)")
-    faults.add_argument("--workers", type=int, default=2, help="faults proven at once")
+    faults.add_argument("--browser", action="append", default=[], choices=list(CONFIGS),
+                        help="browser configuration (default: chromium and chromium-noflag)")
+    faults.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (default 2)")
     faults.set_defaults(run=_faults)
 
     rules = commands.add_parser("rules", help="every rule id with its source and the scenarios that check it")
@@ -90,8 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     verify = commands.add_parser("verify", help="run the scenarios and write the Verification tables")
     verify.add_argument("--target", default="reference", help="reference (default), localhost, production, or a .toml profile")
     verify.add_argument("--base-url", help="the target's address, overriding the profile's")
-    verify.add_argument("--browser", action="append", help="browser configuration (default: all four)")
-    verify.add_argument("--call-path", action="append", help="call path (default: both)")
+    verify.add_argument("--browser", action="append", choices=list(CONFIGS), help="browser configuration (default: all four)")
+    verify.add_argument("--call-path", action="append", choices=list(CALL_PATHS), help="call path (default: both)")
     verify.add_argument("--fault", action="append", help="run against a named fault of the reference")
     verify.add_argument("--out", default="verification", help="output folder (default: verification/)")
     verify.add_argument("--lang", default="en", choices=["ja", "en"], help="also write this language (ja is always written)")

@@ -17,7 +17,10 @@ from typing import Any, Protocol
 
 from playwright.sync_api import Error as PlaywrightError
 
+from harness.checks import RuleBroken
 from harness.pages import ToolPage
+
+RESULT_RULE = "result.json-string"
 
 CALL_PATHS = ("in-page", "relay")
 
@@ -31,12 +34,23 @@ class ToolInfo:
     annotations: frozenset[str]  # hint names whose value is true
 
 
-class HarnessError(AssertionError):
-    """A call that did not produce a result string; carries the page console (and relay stderr)."""
+class HarnessError(RuntimeError):
+    """The harness could not do what a scenario asked (no such operation registered, a call that
+    never settled, a relay that never listed the tab): not a broken rule. Carries the page
+    console (and the relay's stderr)."""
 
 
-class NotJsonResult(AssertionError):
-    """The operation returned something other than a JSON string (Design Doc 結果の形)."""
+class ConditionTimedOut(AssertionError):
+    """A condition on what the page shows its clients (these tools registered, none left) did not
+    come in time. Inside a check it is that check failing; outside, a precondition that did not hold."""
+
+
+class NotJsonResult(RuleBroken):
+    """The operation answered with something other than a JSON string, or threw: whichever
+    scenario sees it, the rule 「成功でも失敗でも JSON の文字列を返し、例外を投げない」 is broken."""
+
+    def __init__(self, message: str):
+        super().__init__(RESULT_RULE, message)
 
 
 class PendingCall(Protocol):
@@ -137,7 +151,7 @@ class InPageCall:
         if outcome.get("missing"):
             raise HarnessError(f"{context}: no operation named {self.name!r} is registered\n{self.client.diagnostics()}")
         if "thrown" in outcome:
-            raise HarnessError(f"{context}: executeTool threw {outcome['thrown']}\n{self.client.diagnostics()}")
+            raise NotJsonResult(f"{context}: executeTool rejected with {outcome['thrown']} instead of a JSON string")
         return parse_result(outcome["raw"], context)
 
 
@@ -174,7 +188,7 @@ class InPageClient:
             if done(tools):
                 return tools
             if time.monotonic() > deadline:
-                raise HarnessError(f"in-page: timed out after {timeout:.0f} s waiting for {what}; "
+                raise ConditionTimedOut(f"in-page: timed out after {timeout:.0f} s waiting for {what}; "
                                    f"registered: {sorted(t.name for t in tools)}\n{self.diagnostics()}")
             time.sleep(0.05)
 

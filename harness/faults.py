@@ -1,21 +1,24 @@
-"""The mutation proof: every named fault of the reference playground is caught by a scenario.
+"""The mutation proof: every named fault of the reference playground is caught by a check of its rule.
 
-The catalog (fixtures/reference/faults.toml) names the rule each fault breaks; the scenarios
-that check that rule carry it in their `rules` marker. A fault is caught when at least one of
-those scenarios fails with the fault switched on, while they all pass without it.
+The catalog (fixtures/reference/faults.toml) names the rule each fault breaks, and the tool and
+call path where it shows (default: slides, in-page). The proof is one pytest session (xdist
+spreads it): each scenario that declares a fault's rule runs once with that fault switched on
+in its browser context, on each Chromium configuration. A fault is caught on a configuration
+when one of those runs ends on a failing check *of that rule* — a failure elsewhere (a setup
+error, a harness timeout, another rule's check) catches nothing. Each fault also runs the
+sentinel, a scenario of another rule (the switch turned on and one read answering): a fault
+that breaks it is too broad to prove its rule alone.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import tomllib
-import xml.etree.ElementTree as ET
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,9 @@ from harness.paths import REFERENCE, ROOT
 from harness.rules import BY_ID
 
 CATALOG = REFERENCE / "faults.toml"
+SENTINEL = "scenarios/test_operations.py::test_switch_on_then_one_read_succeeds"
+PROOF_BROWSERS = ("chromium", "chromium-noflag")
+TOOLS = ("node", "sql", "go", "slides", "excalidraw", "drawio")
 
 
 @dataclass(frozen=True)
@@ -31,15 +37,191 @@ class Fault:
     name: str
     rule: str
     breaks: str
+    tool: str = "slides"  # where the fault shows; proven there
+    path: str = "in-page"  # the call path it is proven on, where its scenarios take one
 
 
 def catalog() -> list[Fault]:
     data = tomllib.loads(CATALOG.read_text(encoding="utf-8"))
-    faults = [Fault(name, entry["rule"], entry["breaks"]) for name, entry in data.items()]
-    unknown = [f"{f.name} → {f.rule}" for f in faults if f.rule not in BY_ID]
-    if unknown:
-        raise ValueError(f"{CATALOG}: faults name unknown rules: {unknown}")
+    faults, problems = [], []
+    for name, entry in data.items():
+        unknown = set(entry) - {"rule", "breaks", "tool", "path"}
+        if unknown or "rule" not in entry or "breaks" not in entry:
+            problems.append(f"{name}: needs rule and breaks; unknown keys {sorted(unknown)}")
+            continue
+        fault = Fault(name, entry["rule"], entry["breaks"], entry.get("tool", "slides"), entry.get("path", "in-page"))
+        if fault.rule not in BY_ID:
+            problems.append(f"{name}: unknown rule {fault.rule}")
+        if fault.tool not in TOOLS or fault.path not in ("in-page", "relay"):
+            problems.append(f"{name}: unknown tool {fault.tool!r} or path {fault.path!r}")
+        faults.append(fault)
+    if problems:
+        raise ValueError(f"{CATALOG}: " + "; ".join(problems))
     return faults
+
+
+def unknown_faults(names: list[str]) -> str | None:
+    """One error naming the faults that are not in the catalog, with the known ones; or None."""
+    known = {fault.name for fault in catalog()}
+    unknown = [name for name in names if name not in known]
+    if not unknown:
+        return None
+    return f"unknown fault {', '.join(map(repr, unknown))}; the reference's faults are: {', '.join(sorted(known))}"
+
+
+# --- the proof's pytest session ----------------------------------------------------------------
+
+def _item_tool(params: dict) -> str | None:
+    for key in ("tool", "page_tool"):
+        if params.get(key):
+            return params[key]
+    for key in ("op", "plain_op"):
+        if getattr(params.get(key), "tool", None):
+            return params[key].tool
+    return None
+
+
+class FaultProofPlugin:
+    """Active with --prove-faults: parametrizes scenarios by the faults of their rules."""
+
+    def __init__(self, only: list[str] | None, with_clean: bool):
+        self.faults = {f.name: f for f in catalog() if not only or f.name in only}
+        self.with_clean = with_clean
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if "reference_fault" not in metafunc.fixturenames:
+            return
+        rules = {rule for marker in metafunc.definition.iter_markers("rules") for rule in marker.args}
+        sentinel = metafunc.definition.nodeid.split("[")[0] == SENTINEL
+        faults = [f.name for f in self.faults.values() if (f.rule not in rules) == sentinel]
+        values = ([None] if self.with_clean and faults and not sentinel else []) + faults
+        metafunc.parametrize("reference_fault", values, ids=[v or "clean" for v in values])
+
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        keep, drop = [], []
+        for item in items:
+            params = getattr(getattr(item, "callspec", None), "params", {})
+            name = params.get("reference_fault", "absent")
+            fault = self.faults.get(name)
+            if name is None:  # the clean run of a scenario: kept where some fault of it is kept
+                fault = next((f for f in self.faults.values() if self._targets(item, params, f)), None)
+                (keep if fault else drop).append(item)
+                continue
+            (keep if fault and self._targets(item, params, fault) else drop).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+
+    @staticmethod
+    def _targets(item: pytest.Item, params: dict, fault: Fault) -> bool:
+        """Whether this scenario run is where `fault` is proven (or its sentinel)."""
+        sentinel = item.nodeid.split("[")[0] == SENTINEL
+        if not sentinel and fault.rule not in {r for m in item.iter_markers("rules") for r in m.args}:
+            return False
+        tool = _item_tool(params)
+        if tool is not None and tool != fault.tool:
+            return False
+        path = params.get("call_path")
+        if path is None or path == fault.path:
+            return True
+        marker = item.get_closest_marker("call_paths")
+        return marker is not None and fault.path not in marker.args  # runs only where it can
+
+
+# --- running and judging the proof ---------------------------------------------------------------
+
+def _key(row: dict) -> tuple:
+    params = {k: v for k, v in row["params"].items() if k != "reference_fault"}
+    return row["scenario"], tuple(sorted(params.items()))
+
+
+@dataclass
+class Verdict:
+    fault: Fault
+    browser: str
+    status: str  # caught | not-observable | missed | too-broad
+    detail: str
+
+
+def judge(fault: Fault, browser: str, rows: list[dict], clean: dict[tuple, str]) -> Verdict:
+    targeted = [r for r in rows if r["scenario"] != SENTINEL]
+    sentinels = [r for r in rows if r["scenario"] == SENTINEL]
+    broken_sentinel = [r for r in sentinels if r["outcome"] != "passed"]
+    if broken_sentinel:
+        r = broken_sentinel[0]
+        return Verdict(fault, browser, "too-broad", f"breaks the sentinel {r['nodeid']}: {r['outcome']}: {r['message'][:200]}")
+    usable = [r for r in targeted if clean.get(_key(r)) == "passed"]
+    caught = [r for r in usable if r["outcome"] == "failed" and r["broken"] == fault.rule]
+    if caught:
+        r = caught[0]
+        first = r["message"].splitlines()[0] if r["message"] else ""
+        return Verdict(fault, browser, "caught", f"{r['nodeid']}: {first[:220]}")
+    if targeted and all(r["outcome"] == "skipped" for r in targeted):
+        return Verdict(fault, browser, "not-observable", f"its scenarios skip here: {targeted[0]['message'][:200]}")
+    if not usable:
+        why = "no scenario of its rule ran" if not targeted else "none of its scenarios passes without the fault"
+        return Verdict(fault, browser, "missed", why)
+    seen = "; ".join(f"{r['nodeid'].split('::')[-1]} {r['outcome']}" + (f" ({r['broken']})" if r["broken"] else "")
+                     for r in usable[:4])
+    return Verdict(fault, browser, "missed", f"no check of {fault.rule} failed: {seen}")
+
+
+def run_proof(browsers: list[str], workers: int, only: list[str] | None = None,
+              clean_results: Path | None = None, out: Path | None = None) -> int:
+    faults = [f for f in catalog() if not only or f.name in only]
+    with tempfile.TemporaryDirectory(prefix="harness-faults-") as tmp:
+        rows_path = (out or Path(tmp)) / "fault-proof.json"
+        command = [sys.executable, "-m", "pytest", "scenarios", "-q", "-p", "no:cacheprovider",
+                   "-n", str(workers), "--prove-faults", ",".join(f.name for f in faults),
+                   f"--results-json={rows_path}", f"--output={Path(tmp) / 'artifacts'}",
+                   *[a for b in browsers for a in ("--browser", b)]]
+        if clean_results is None:
+            command.append("--prove-with-clean")
+        print(f"fault proof: {len(faults)} faults on {', '.join(browsers)} "
+              f"({'clean runs from ' + clean_results.name if clean_results else 'with clean runs'})", flush=True)
+        completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        if not rows_path.exists():
+            print(completed.stdout[-3000:] + completed.stderr[-3000:])
+            print("fault proof: the proof's pytest session did not run")
+            return 1
+        rows = json.loads(rows_path.read_text(encoding="utf-8"))
+    source = json.loads(clean_results.read_text(encoding="utf-8")) if clean_results else [r for r in rows if r["fault"] is None]
+    clean = {_key(r): r["outcome"] for r in source}
+    by_fault: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in rows:
+        if r["fault"]:
+            by_fault[(r["fault"], r["browser"])].append(r)
+    verdicts = [judge(f, b, by_fault[(f.name, b)], clean) for f in faults for b in browsers]
+    for v in verdicts:
+        label = {"caught": "caught  ", "not-observable": "n/a     ", "missed": "MISSED  ", "too-broad": "TOO BROAD"}[v.status]
+        print(f"{label} {v.fault.name} ({v.fault.rule}) on {v.browser}: {v.detail}", flush=True)
+    # Scenario functions that caught no fault on any configuration: nothing shows they can fail.
+    catching = {r["scenario"] for r in rows if r["fault"] and r["outcome"] == "failed"
+                and r["broken"] == next(f.rule for f in faults if f.name == r["fault"])}
+    targeted = {r["scenario"] for r in rows if r["fault"] and r["scenario"] != SENTINEL}
+    for scenario in sorted(targeted - catching):
+        print(f"unproven {scenario}: no fault of its rules made one of its checks fail", flush=True)
+    ok = True
+    for browser in browsers:
+        mine = [v for v in verdicts if v.browser == browser]
+        caught = sum(v.status == "caught" for v in mine)
+        observable = sum(v.status != "not-observable" for v in mine)
+        print(f"faults caught: {caught}/{observable} on {browser}"
+              + (f" ({len(mine) - observable} not observable there)" if observable < len(mine) else ""), flush=True)
+        ok &= caught == observable
+    never = [f.name for f in faults if not any(v.fault == f and v.status == "caught" for v in verdicts)]
+    if never:
+        print(f"fault proof: caught on no configuration: {', '.join(never)}")
+    return 0 if ok and not never else 1
+
+
+def list_catalog(pytest_args: list[str]) -> int:
+    by_rule = scenarios_by_rule(pytest_args)
+    for fault in catalog():
+        scenarios = sorted({node.split("[")[0] for node in by_rule.get(fault.rule, [])})
+        print(f"{fault.name}  [{fault.tool}, {fault.path}]\n  breaks {fault.rule}: {fault.breaks}\n"
+              f"  caught by: {', '.join(scenarios) or 'NO SCENARIO'}")
+    return 0
 
 
 class _Collector:
@@ -55,6 +237,8 @@ class _Collector:
 
 def scenarios_by_rule(pytest_args: list[str]) -> dict[str, list[str]]:
     """Node ids of the scenarios that check each rule, as collected with `pytest_args`."""
+    import os
+
     collector = _Collector()
     with open(os.devnull, "w") as devnull:
         stdout, sys.stdout = sys.stdout, devnull
@@ -66,101 +250,3 @@ def scenarios_by_rule(pytest_args: list[str]) -> dict[str, list[str]]:
     if code not in (0, 5):
         raise RuntimeError(f"collecting the scenarios failed (pytest exit {code})")
     return collector.by_rule
-
-
-@dataclass
-class Verdict:
-    fault: Fault
-    scenarios: list[str]
-    failed: list[str] = field(default_factory=list)
-    error: str = ""
-
-    @property
-    def caught(self) -> bool:
-        return bool(self.failed) and not self.error
-
-
-def run_scenarios(node_ids: list[str], pytest_args: list[str], faults: list[str]) -> tuple[int, list[str], str]:
-    """Run scenarios in a child pytest; returns (exit code, failed node ids, tail of its output)."""
-    with tempfile.TemporaryDirectory(prefix="harness-fault-") as tmp:
-        junit = Path(tmp) / "junit.xml"
-        args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-                f"--junitxml={junit}", f"--output={Path(tmp) / 'artifacts'}", *pytest_args, *node_ids]
-        for fault in faults:
-            args += ["--fault", fault]
-        result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
-        failed = []
-        if junit.exists():
-            for case in ET.parse(junit).iter("testcase"):
-                if case.find("failure") is not None or case.find("error") is not None:
-                    failed.append(f"{case.get('classname')}::{case.get('name')}")
-        tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
-        return result.returncode, failed, tail
-
-
-def _node_id(junit_name: str) -> str:
-    """`scenarios.canvas.test_x::test_y[p]` (JUnit's classname::name) as pytest's node id."""
-    module, name = junit_name.split("::", 1)
-    return module.replace(".", "/") + ".py::" + name
-
-
-def prove(fault: Fault, node_ids: list[str], pytest_args: list[str]) -> Verdict:
-    verdict = Verdict(fault, node_ids)
-    if not node_ids:
-        verdict.error = f"no scenario of rule {fault.rule} passes without the fault"
-        return verdict
-    code, failed, tail = run_scenarios(node_ids, [*pytest_args, "-x"], [fault.name])
-    verdict.failed = failed
-    if code not in (0, 1):
-        verdict.error = f"pytest exit {code}:\n{tail}"
-    return verdict
-
-
-EXPECTED_CLEAN = ("passed", "xfailed", "skipped")  # xfailed: a baseline entry
-
-
-def clean_failures(targeted: list[str], pytest_args: list[str], workers: int, clean_results: Path | None) -> set[str]:
-    """The targeted scenarios that do not pass without a fault. Read from an earlier run's
-    results.json (`python -m harness selftest` has just run them), or run them now."""
-    if clean_results is not None:
-        outcomes = {r["nodeid"]: r["outcome"] for r in json.loads(clean_results.read_text(encoding="utf-8"))}
-        bad = {node for node in targeted if outcomes.get(node) not in EXPECTED_CLEAN}
-        print(f"clean run: {len(targeted)} scenarios, from {clean_results.name}", flush=True)
-    else:
-        print(f"clean run: {len(targeted)} scenarios without any fault", flush=True)
-        code, failed, tail = run_scenarios(targeted, [*pytest_args, "-n", str(workers)], [])
-        if code not in (0, 1):
-            raise RuntimeError(f"the clean run did not run (pytest exit {code}):\n{tail}")
-        bad = {_node_id(name) for name in failed}
-    for node in sorted(bad):
-        print(f"not clean: {node} fails without a fault, so it proves nothing", flush=True)
-    return bad
-
-
-def prove_all(pytest_args: list[str], only: list[str] | None = None, workers: int = 2,
-              clean_results: Path | None = None) -> int:
-    faults = [f for f in catalog() if not only or f.name in only]
-    by_rule = scenarios_by_rule(pytest_args)
-    targeted = sorted({node for f in faults for node in by_rule.get(f.rule, [])})
-    not_clean = clean_failures(targeted, pytest_args, workers, clean_results)
-    by_rule = {rule: [node for node in nodes if node not in not_clean] for rule, nodes in by_rule.items()}
-    with ThreadPoolExecutor(workers) as pool:
-        verdicts = pool.map(lambda f: prove(f, by_rule.get(f.rule, []), pytest_args), faults)
-        caught = 0
-        for verdict in verdicts:
-            if verdict.caught:
-                caught += 1
-                print(f"caught   {verdict.fault.name} ({verdict.fault.rule}) by {verdict.failed[0]}", flush=True)
-            else:
-                why = verdict.error or f"all {len(verdict.scenarios)} scenarios passed"
-                print(f"MISSED   {verdict.fault.name} ({verdict.fault.rule}): {why}", flush=True)
-    print(f"faults caught: {caught}/{len(faults)}")
-    return 0 if caught == len(faults) and not not_clean else 1
-
-
-def list_catalog(pytest_args: list[str]) -> int:
-    by_rule = scenarios_by_rule(pytest_args)
-    for fault in catalog():
-        scenarios = sorted({node.split("[")[0] for node in by_rule.get(fault.rule, [])})
-        print(f"{fault.name}\n  breaks {fault.rule}: {fault.breaks}\n  caught by: {', '.join(scenarios) or 'NO SCENARIO'}")
-    return 0

@@ -17,7 +17,7 @@ from playwright.sync_api import BrowserContext
 from pytest_playwright.pytest_playwright import _truncate_file_name
 from slugify import slugify
 
-from harness import baseline
+from harness import baseline, checks, results
 from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, resolve
 from harness.clients import CALL_PATHS, InPageClient, ToolClient
 from harness.pages import ToolPage, new_tool_page
@@ -52,7 +52,14 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                       help="call path (repeatable): in-page, relay (default: both)")
     harness.addoption("--fault", action="append", default=[],
                       help="switch on a named fault of the reference playground (repeatable)")
+    harness.addoption("--prove-faults", default=None, metavar="NAMES",
+                      help="the fault proof's session (python -m harness faults --prove): each scenario once per "
+                           "fault of its rules, for these comma-separated faults")
+    harness.addoption("--prove-with-clean", action="store_true",
+                      help="with --prove-faults: also each proving scenario once without a fault")
     harness.addoption("--results-json", default=None, help="write every result with its parameters here (python -m harness verify)")
+    harness.addoption("--baseline", default=str(baseline.BASELINE),
+                      help="the known differences to expect (default: harness/baseline.toml)")
     harness.addoption("--real-time", action="store_true",
                       help="wait the 50-second rule out in real time instead of page.clock")
 
@@ -65,8 +72,17 @@ def pytest_configure(config: pytest.Config) -> None:
         target = load_profile(config.getoption("--target"), config.getoption("--base-url", default=None))
     except TargetError as error:
         raise pytest.UsageError(str(error)) from None
-    if config.getoption("--fault") and not target.served:
+    if (config.getoption("--fault") or config.getoption("--prove-faults")) and not target.served:
         raise pytest.UsageError("--fault needs the reference target: faults live in the reference playground")
+    proven = [name for name in (config.getoption("--prove-faults") or "").split(",") if name]
+    if config.getoption("--fault") or proven:
+        from harness.faults import FaultProofPlugin, unknown_faults
+
+        unknown = unknown_faults([*config.getoption("--fault"), *proven])
+        if unknown:
+            raise pytest.UsageError(unknown)
+        if proven:
+            config.pluginmanager.register(FaultProofPlugin(proven, config.getoption("--prove-with-clean")), "harness-fault-proof")
     if not target.served and not hasattr(config, "workerinput") and not config.getoption("collectonly"):
         try:
             check_reachable(target)  # once, before any scenario: one line instead of a failure per test
@@ -74,13 +90,10 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(error)) from None
     config.stash[TARGET_KEY] = target
     if config.getoption("--results-json"):
-        from harness.results import ResultsRecorder
-
-        config.pluginmanager.register(ResultsRecorder(Path(config.getoption("--results-json"))), "harness-results")
+        config.pluginmanager.register(results.ResultsRecorder(Path(config.getoption("--results-json"))), "harness-results")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    entries, parts = baseline.load(), baseline.installed_parts()
     missing = _missing_browsers({item.callspec.params["browser_name"] for item in items
                                  if "browser_name" in getattr(getattr(item, "callspec", None), "params", {})})
     for item in items:
@@ -93,9 +106,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             # A real target's page knows only the relay's default port: one relay, one worker
             # (effective with --dist loadgroup, which `python -m harness verify` passes).
             item.add_marker(pytest.mark.xdist_group("relay-default-port"))
-        reason = baseline.reason_for(item.nodeid.split("[")[0], params, entries, parts)
-        if reason:
-            item.add_marker(pytest.mark.xfail(strict=True, reason=f"baseline: {reason}"))
         for marker in item.iter_markers("rules"):
             unknown = [rule for rule in marker.args if rule not in BY_ID]
             if unknown:
@@ -159,7 +169,7 @@ def fixture_server(pytestconfig: pytest.Config):
 
     target = pytestconfig.stash[TARGET_KEY]
     relay_port = free_port() if target.served else target.relay_port
-    with FixtureServer(ReferenceConfig(relay_port=relay_port, faults=pytestconfig.getoption("--fault"))) as server:
+    with FixtureServer(ReferenceConfig(relay_port=relay_port)) as server:
         yield server
 
 
@@ -169,6 +179,18 @@ def target(pytestconfig: pytest.Config, fixture_server) -> Target:
     if target.served:
         return served_at(target, fixture_server.origin, fixture_server.config.relay_port)
     return target
+
+
+@pytest.fixture
+def reference_fault() -> str | None:
+    """The fault under proof; the fault proof parametrizes it (python -m harness faults --prove)."""
+    return None
+
+
+@pytest.fixture
+def reference_faults(pytestconfig: pytest.Config, reference_fault: str | None) -> list[str]:
+    """The reference's faults switched on for this scenario: --fault, and the fault under proof."""
+    return [*pytestconfig.getoption("--fault"), *([reference_fault] if reference_fault else [])]
 
 
 @pytest.fixture
@@ -232,7 +254,47 @@ def client(client_for, tool_page: ToolPage) -> ToolClient:
     return client_for(tool_page)
 
 
-# --- failure reports -----------------------------------------------------------------------
+# --- checks and result rows ---------------------------------------------------------------
+
+OBSERVED_KEY = pytest.StashKey[checks.Observed]()
+BASELINE_KEY = pytest.StashKey[tuple]()
+
+
+def _params(item: pytest.Item) -> dict:
+    """The scenario run's parameters as plain values (an operation by its name)."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    plain = {}
+    for key, value in params.items():
+        if isinstance(value, (str, int)) or value is None:
+            plain[key] = value
+        elif hasattr(value, "name") and isinstance(value.name, str):
+            plain[key] = value.name  # an Operation
+        elif callable(value):
+            plain[key] = value.__name__
+    return plain
+
+
+def _declared_rules(item: pytest.Item) -> tuple[str, ...]:
+    return tuple(rule for marker in item.iter_markers("rules") for rule in marker.args)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem):
+    config = item.config
+    if BASELINE_KEY not in config.stash:
+        config.stash[BASELINE_KEY] = (baseline.load(Path(config.getoption("--baseline"))), baseline.installed_parts())
+    entries, parts = config.stash[BASELINE_KEY]
+    scenario = item.nodeid.split("[")[0]
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    observed = checks.Observed(scenario, _params(item), _declared_rules(item),
+                               baseline.for_scenario(scenario, params, entries, parts))
+    item.stash[OBSERVED_KEY] = observed
+    checks.begin(observed)
+    try:
+        yield
+    finally:
+        checks.begin(None)
+
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
@@ -242,10 +304,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if missing and report.skipped and isinstance(report.longrepr, tuple):
         # One summary line per configuration instead of one per scenario.
         report.longrepr = (f"--browser {missing}", None, report.longrepr[2])
-    if report.when in ("setup", "call"):
-        report.user_properties.append(("rules", [rule for m in item.iter_markers("rules") for rule in m.args]))
-        params = getattr(getattr(item, "callspec", None), "params", {})
-        report.user_properties.append(("params", {k: v for k, v in params.items() if isinstance(v, (str, int))}))
+    observed = item.stash.get(OBSERVED_KEY, None)
+    broken = None
+    if call.excinfo is not None and isinstance(call.excinfo.value, checks.RuleBroken):
+        error = call.excinfo.value
+        broken = (error.rule, error.subject)
+        if observed is not None and not any(c.outcome == "failed" and c.rule == error.rule for c in observed.checks):
+            observed.checks.append(checks.CheckRecord(error.rule, error.subject, "failed", error.message))
+    seen = observed.as_dict() if observed is not None else {"checks": [], "findings": {}}
+    phase = {"phase": report.when, "rules": list(_declared_rules(item)), "params": _params(item), **seen}
+    phase.update(results.phase_outcome(report, seen, broken))
+    if phase["kind"] == "stale":
+        # A baseline entry whose check now holds fails the run until the entry is removed.
+        report.outcome = "failed"
+        report.longrepr = f"stale baseline entry: the check now holds — {phase['message']}"
+    report.user_properties.append((results.PROPERTY, phase))
     if report.failed:
         sections = [(f"page console {tool_page.tool} {tool_page.page.url}", tool_page.console_text())
                     for tool_page in item.stash.get(OPENED_KEY, [])]

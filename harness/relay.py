@@ -26,7 +26,7 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from harness.clients import HarnessError, ToolInfo, call_when_ready, parse_result
+from harness.clients import ConditionTimedOut, HarnessError, ToolInfo, call_when_ready, parse_result
 from harness.pages import ToolPage
 from harness.paths import NODE_MODULES
 
@@ -193,11 +193,26 @@ class RelayClient:
     def wait_for_tools(self, names: set[str], timeout: float = 60.0) -> list[ToolInfo]:
         # The widget gives each port 1.2 s; on a busy page its first round can miss them all
         # and the next comes after a backoff: seen up to ~40 s on 2 loaded cores.
-        return self.relay.wait_until(lambda: (t := self.tools()) and names <= {i.name for i in t} and t,
-                                     timeout, f"tools {sorted(names)} of tab {self.tab_id}", self.tool_page)
+        seen: set[str] = set()
+
+        def listed():
+            tools = self.tools()
+            seen.update(info.name for info in tools)
+            return tools if names <= {info.name for info in tools} else None
+
+        try:
+            return self.relay.wait_until(listed, timeout, f"tools {sorted(names)} of tab {self.tab_id}", self.tool_page)
+        except HarnessError as error:
+            if not seen:
+                raise  # the tab never reached the relay: nothing about the page was observed
+            # The tab is connected and listed some operations, but not these: the page's doing.
+            raise ConditionTimedOut(f"listed {sorted(seen)}, never {sorted(names - seen)}\n{error}") from None
 
     def wait_for_no_tools(self, timeout: float = 15.0) -> None:
-        self.relay.wait_until(lambda: not self.tools(), timeout, f"no tools of tab {self.tab_id}", self.tool_page)
+        try:
+            self.relay.wait_until(lambda: not self.tools(), timeout, f"no tools of tab {self.tab_id}", self.tool_page)
+        except HarnessError as error:
+            raise ConditionTimedOut(str(error)) from None
 
     def exposed_name(self, name: str) -> str:
         for info in self.tools():

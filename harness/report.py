@@ -1,72 +1,181 @@
-"""The Verification tables, in the ADRs' form (ADR-0044's Verification section is the model)."""
+"""The Verification tables, in the ADRs' form (ADR-0044's Verification section is the model).
+
+Three outcomes, never two: a rule is 確認済み in an environment (a browser configuration × a
+call path) only when a scenario run there passed a check of it; 不合格 when a check of it
+failed; otherwise 未確認, with the reason (skipped, the harness could not observe it, not run).
+A known difference of the baseline is 既知の違い. Each cell is derived from results.json alone,
+and `check_report` re-derives every cell from it.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import platform
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
-from harness import contract, versions
+from harness import checks, contract, versions
 from harness.browsers import CONFIGS
-from harness.rules import BY_ID
+from harness.rules import BY_ID, RULES
 
-PATH_LABELS = {
-    "ja": {"in-page": "ページの中の API(getTools と executeTool)", "relay": "MCP-B の relay と、MCP のクライアント(SDK)"},
-    "en": {"in-page": "In-page API (getTools and executeTool)", "relay": "MCP-B relay and an MCP client (SDK)"},
-}
+CALL_PATHS = ("in-page", "relay")
+CALLS_SCENARIO = "scenarios/test_operations.py::test_every_operation_answers"
+TOOLS = ("node", "sql", "go", "slides", "excalidraw", "drawio")
+
+VERIFIED, BROKEN, UNVERIFIED, KNOWN, NOT_APPLICABLE = "verified", "broken", "unverified", "known", "n/a"
+
 TEXT = {
     "ja": {
         "title": "## Verification",
         "env": "端末は {machine}、配信は {target} である。",
+        "reference": "http://localhost(ハーネスが配る参照のプレイグラウンド)",
         "browsers": "ブラウザは、{browsers} で、どれも headless である。",
         "flag": "{flagged} は、フラグ enable-webmcp-testing を有効にした。",
         "versions": "バージョンは、{parts} である。",
         "head1": "| 呼び方 | 確認した環境 | 結果 |",
-        "head2": "| 規則 | 確認した環境 | 結果 |",
+        "head2": "| 節 | 規則 | {envs} |",
+        VERIFIED: "確認済み", BROKEN: "不合格", UNVERIFIED: "未確認", KNOWN: "既知の違い", NOT_APPLICABLE: "—",
+        "paths": {"in-page": "ページの中の API(getTools と executeTool)",
+                  "extension": "拡張機能の content script",
+                  "relay": "MCP-B の relay と、MCP のクライアント(SDK)",
+                  "agent": "実物の AI のエージェント"},
         "all": "{n} 個の全てを呼べた",
-        "some": "{ok} 個を呼べた。呼べなかった操作: {bad}",
-        "unverified": "未確認",
-        "not_run": "未確認({reason})",
-        "agent": "| 実物の AI のエージェント | 無い | 未確認 |",
-        "absent_ops": "{ops} の {n} 個は、配信に無いので未確認である。",
-        "rules_ok": "{n} 個の規則を確かめた",
-        "rules_bad": "{n} 個の規則のうち、守られていない: {bad}",
-        "known": "既知の違い: {reason}",
-        "rules_unverified": "未確認: {rules}",
+        "some": "{n} 個を呼べた",
+        "failed_on": "不合格: {what}",
+        "unverified_on": "未確認: {what}",
+        "none_env": "無い",
+        "not_selected": "未確認(この実行では --call-path {path} を選んでいない)",
+        "no_extension": "未確認(ハーネスに、拡張機能から呼ぶ方法がまだ無い)",
+        "agent": "未確認",
+        "absent_ops": "{ops} の {n} 個の操作は、配信に無いので未確認である。",
+        "legend": "確認済み: その環境で、規則を確かめる検査が通った。不合格: 検査が通らなかった。"
+                  "未確認: その環境では観測できなかった(注の理由)。既知の違い: 使った部品の版による、ベースラインにある違い。"
+                  "—: その呼び方では走らせない規則。",
+        "h_notes": "### 注",
+        "h_findings": "### 見つかったこと",
+        "h_broken": "### 守られていない規則",
+        "h_errors": "### ハーネスのエラー(規則の違反ではない。未確認として扱った)",
+        "h_skipped": "### スキップ(未確認)",
+        "h_known": "### 既知の違い(ベースライン)",
+        "h_stale": "### もう起きない既知の違い(ベースラインの古い項目)",
         "receiver": "{config} で、フラグと polyfill の両方がある状態で、登録を受けたのは {who} だった。",
         "dropped": "relay を通すと、次の注釈が MCP のクライアントに届かなかった: {dropped}",
         "network": "{tool} のページが通信した先は、{hosts} だった。",
         "network_extra": "{tool} のページは、ページの origin と 127.0.0.1 のほかに、{hosts} と通信した。",
-        "failure": "失敗: `{nodeid}`: {reason}(記録: `{artifacts}`)",
+        "row": "{rule}`{nodeid}`: {message}(記録: `{artifacts}`)",
+        "skip_line": "{count} 件: {reason}",
+        "section_all_skipped": "節「{section}」は、この実行では全ての行がスキップされた。",
+        "not_run": "この実行で走らせていない",
+        "no_check": "通った行に、この規則の検査が無い",
+        "stopped_before": "同じ行のほかの規則の検査で止まった",
         "none": "無い",
     },
     "en": {
         "title": "## Verification",
         "env": "Machine: {machine}; served from {target}.",
+        "reference": "http://localhost (the harness's reference playground)",
         "browsers": "Browsers: {browsers}, all headless.",
         "flag": "{flagged} ran with the enable-webmcp-testing flag.",
         "versions": "Versions: {parts}.",
         "head1": "| Call path | Environments | Result |",
-        "head2": "| Rules | Environments | Result |",
+        "head2": "| Section | Rule | {envs} |",
+        VERIFIED: "verified", BROKEN: "broken", UNVERIFIED: "not verified", KNOWN: "known difference", NOT_APPLICABLE: "—",
+        "paths": {"in-page": "In-page API (getTools and executeTool)",
+                  "extension": "An extension's content script",
+                  "relay": "MCP-B relay and an MCP client (SDK)",
+                  "agent": "A real AI agent"},
         "all": "all {n} operations called",
-        "some": "{ok} operations called; failed: {bad}",
-        "unverified": "not verified",
-        "not_run": "not verified ({reason})",
-        "agent": "| A real AI agent | none | not verified |",
+        "some": "{n} operations called",
+        "failed_on": "broken: {what}",
+        "unverified_on": "not verified: {what}",
+        "none_env": "none",
+        "not_selected": "not verified (--call-path {path} was not selected in this run)",
+        "no_extension": "not verified (the harness has no way to call from an extension yet)",
+        "agent": "not verified",
         "absent_ops": "The {n} operations of {ops} are not served by this target: not verified.",
-        "rules_ok": "{n} rules verified",
-        "rules_bad": "of {n} rules, broken: {bad}",
-        "known": "known difference: {reason}",
-        "rules_unverified": "not verified: {rules}",
+        "legend": "verified: a check of the rule passed in that environment. broken: a check failed. "
+                  "not verified: not observable there (see the note). known difference: in the baseline, "
+                  "due to the versions of the parts used. —: the rule is not run on that call path.",
+        "h_notes": "### Notes",
+        "h_findings": "### Findings",
+        "h_broken": "### Broken rules",
+        "h_errors": "### Harness errors (not rule violations; counted as not verified)",
+        "h_skipped": "### Skipped (not verified)",
+        "h_known": "### Known differences (baseline)",
+        "h_stale": "### Known differences that no longer occur (stale baseline entries)",
         "receiver": "On {config}, with both the flag and the polyfill, the registration reached: {who}.",
         "dropped": "Through the relay, these annotations did not reach the MCP client: {dropped}",
         "network": "The {tool} page contacted {hosts}.",
         "network_extra": "The {tool} page contacted, beyond its origin and 127.0.0.1: {hosts}.",
-        "failure": "Failed: `{nodeid}`: {reason} (artifacts: `{artifacts}`)",
+        "row": "{rule}`{nodeid}`: {message} (artifacts: `{artifacts}`)",
+        "skip_line": "{count}: {reason}",
+        "section_all_skipped": "Section \"{section}\": every row was skipped in this run.",
+        "not_run": "not run in this run",
+        "no_check": "the passing rows ran no check of this rule",
+        "stopped_before": "the row stopped at another rule's check",
         "none": "none",
     },
 }
+
+
+@dataclass(frozen=True)
+class Cell:
+    verdict: str
+    reasons: tuple[str, ...] = ()
+
+
+def env_label(browser: str, path: str) -> str:
+    return f"{browser} · {path}"
+
+
+def _applies(row: dict, browser: str, path: str) -> bool:
+    """A row speaks for an environment: same browser, and its call path or none (a page-level rule)."""
+    return row["browser"] == browser and row["call_path"] in (path, None)
+
+
+def row_verdict(row: dict, rule: str) -> tuple[str, str]:
+    """What one scenario run says of one rule: (verdict, reason)."""
+    outcome = row["outcome"]
+    mine = [c for c in row["checks"] if c["rule"] == rule]
+    if outcome == "skipped":
+        return UNVERIFIED, row["message"]
+    if outcome == "error":
+        return UNVERIFIED, row["message"]
+    if outcome == "failed" and row["broken"] == rule:
+        return BROKEN, row["message"]
+    if any(c["outcome"] == "failed" for c in mine):
+        return BROKEN, next(c["message"] for c in mine if c["outcome"] == "failed")
+    if any(c["outcome"] in ("passed", "stale") for c in mine) and not any(c["outcome"] == "expected" for c in mine):
+        return VERIFIED, ""
+    if any(c["outcome"] == "expected" for c in mine):
+        return KNOWN, next(c["reason"] for c in mine if c["outcome"] == "expected")
+    if outcome == "failed":
+        return UNVERIFIED, f"stopped-before:{row['broken']}"
+    return UNVERIFIED, "no-check"
+
+
+def _about(row: dict, rule: str) -> bool:
+    return rule in row["rules"] or any(c["rule"] == rule for c in row["checks"])
+
+
+def rule_cell(rule: str, browser: str, path: str, rows: list[dict], unavailable: dict[str, str]) -> Cell:
+    if browser in unavailable:
+        return Cell(UNVERIFIED, (unavailable[browser],))
+    mine = [r for r in rows if _about(r, rule)]
+    here = [r for r in mine if _applies(r, browser, path)]
+    if not here:
+        if any(r["browser"] == browser for r in mine):
+            return Cell(NOT_APPLICABLE)
+        return Cell(UNVERIFIED, ("not-run",))
+    verdicts = [row_verdict(r, rule) for r in here]
+    for wanted in (BROKEN, VERIFIED, KNOWN):
+        found = [reason for verdict, reason in verdicts if verdict == wanted]
+        if found:
+            return Cell(wanted, tuple(dict.fromkeys(found)) if wanted != VERIFIED else ())
+    return Cell(UNVERIFIED, tuple(dict.fromkeys(reason for _, reason in verdicts)))
 
 
 def _machine() -> str:
@@ -79,106 +188,230 @@ def _join(items, lang):
     return ("、" if lang == "ja" else ", ").join(items) if items else TEXT[lang]["none"]
 
 
+def _reason_text(reason: str, lang: str) -> str:
+    t = TEXT[lang]
+    if reason == "not-run":
+        return t["not_run"]
+    if reason == "no-check":
+        return t["no_check"]
+    if reason.startswith("stopped-before:"):
+        return f"{t['stopped_before']}({reason.split(':', 1)[1]})"
+    return reason
+
+
+def _cell_text(cell: Cell, notes: dict[str, int], lang: str) -> str:
+    text = TEXT[lang][cell.verdict]
+    if cell.verdict in (UNVERIFIED, KNOWN) and cell.reasons:
+        refs = []
+        for reason in cell.reasons:
+            note = _reason_text(reason, lang)[:300].replace("|", "\\|").replace("\n", " ")
+            refs.append(notes.setdefault(note, len(notes) + 1))
+        text += " " + "".join(f"[{n}]" for n in sorted(set(refs)))
+    return text
+
+
+def _calls_row(path: str, rows: list[dict], browsers: list[str], unavailable: dict[str, str], served_ops: int,
+               detail: dict[str, str], lang: str) -> str:
+    t = TEXT[lang]
+    calls = [r for r in rows if r["scenario"] == CALLS_SCENARIO and r["call_path"] == path]
+    passed_on, failed, unverified = [], [], []
+    answered: set[str] = set()
+    for browser in browsers:
+        mine = [r for r in calls if r["browser"] == browser]
+        if browser in unavailable or not mine:
+            unverified.append(browser)
+            continue
+        for r in mine:
+            answered |= {op for op, code in (r["findings"].get(checks.OPERATIONS_CALLED) or {}).items() if code == "ok"}
+        if any(r["outcome"] == "failed" for r in mine):
+            failed += [f"{browser} {r['tool']}: {r['message'][:160]}" for r in mine if r["outcome"] == "failed"]
+        elif all(r["outcome"] == "passed" for r in mine):
+            passed_on.append(browser)
+        else:
+            unverified.append(browser)
+    envs = _join((detail.get(b, b) + (" + flag" if CONFIGS[b].webmcp_flag else "") + f" [{b}]" for b in passed_on), lang)
+    if not passed_on:
+        envs = t["none_env"]
+    parts = []
+    if passed_on:
+        parts.append((t["all"] if len(answered) == served_ops else t["some"]).format(n=len(answered)))
+    if failed:
+        parts.append(t["failed_on"].format(what=_join(failed, lang)))
+    if unverified:
+        parts.append(t["unverified_on"].format(what=_join(unverified, lang)))
+    result = ("。" if lang == "ja" else "; ").join(parts) or t[UNVERIFIED]
+    return f"| {t['paths'][path]} | {envs} | {result.replace('|', '/')} |"
+
+
 def render(results: list[dict], statuses, args, lang: str) -> str:
     t = TEXT[lang]
-    ran = [s for s in statuses if s.available]
+    browsers = [s.name for s in statuses]
     detail = {s.name: s.detail for s in statuses}
-    target_desc = args.target if args.target != "reference" else (
-        "http://localhost(ハーネスが配る参照のプレイグラウンド)" if lang == "ja" else "http://localhost (the harness's reference playground)")
+    unavailable = {s.name: s.detail for s in statuses if not s.available}
+    ran = [s for s in statuses if s.available]
+    paths = list(args.call_path or CALL_PATHS)
+    target_desc = args.target if args.target != "reference" else t["reference"]
     parts = {k: v for k, v in versions.parts().items() if v}
     lines = [t["title"], "", t["env"].format(machine=_machine(), target=target_desc)]
     lines.append(t["browsers"].format(browsers=_join((f"{s.detail} [{s.name}]" for s in ran), lang)))
-    flagged = [f"{detail[s.name]} [{s.name}]" for s in ran if CONFIGS[s.name].webmcp_flag]
+    flagged = [f"{s.detail} [{s.name}]" for s in ran if CONFIGS[s.name].webmcp_flag]
     if flagged:
         lines.append(t["flag"].format(flagged=_join(flagged, lang)))
     lines += [t["versions"].format(parts=_join((f"{k} {v}" for k, v in parts.items()), lang)), ""]
 
-    # Table 1: one row per call path (from test_every_operation_answers).
-    calls = [r for r in results if r["scenario"].endswith("test_every_operation_answers")]
+    # Table 1: ADR-0044's rows, one per way of calling.
+    served_tools = [tool for tool in TOOLS if any(r["tool"] == tool for r in results if r["scenario"] == CALLS_SCENARIO)]
+    served_ops = sum(len(contract.operations_of(tool)) for tool in served_tools)
     lines += [t["head1"], "|---|---|---|"]
-    for path in (args.call_path or ["in-page", "relay"]):
-        rows = [r for r in calls if r["call_path"] == path]
-        if not rows:
-            lines.append(f"| {PATH_LABELS[lang][path]} | — | {t['unverified']} |")
-            continue
-        configs = sorted({r["browser"] for r in rows}, key=list(CONFIGS).index)
-        answered, bad = set(), []
-        for r in rows:
-            ops = r["properties"].get("operations", {})
-            answered |= set(ops)
-            if r["outcome"] != "passed":
-                bad.append(f"{r['tool']} ({r['browser']}): {r['reason'][:120]}")
-        result = t["all"].format(n=len(answered)) if not bad else t["some"].format(ok=len(answered), bad="; ".join(bad))
-        lines.append(f"| {PATH_LABELS[lang][path]} | {_join((detail[c] + (' + flag' if CONFIGS[c].webmcp_flag else '') for c in configs), lang)} | {result} |")
-    for s in statuses:
-        if not s.available:
-            lines.append(f"| {_join(PATH_LABELS[lang].values(), lang)} | {s.name} | {t['not_run'].format(reason=s.detail)} |")
-    lines.append(t["agent"])
-    absent = [tool for tool in ("node", "sql", "go", "slides", "excalidraw", "drawio")
-              if not any(r["tool"] == tool for r in calls)]
-    if absent and calls:
+    for path in ("in-page", "extension", "relay", "agent"):
+        if path == "extension":
+            lines.append(f"| {t['paths'][path]} | {t['none_env']} | {t['no_extension']} |")
+        elif path == "agent":
+            lines.append(f"| {t['paths'][path]} | {t['none_env']} | {t['agent']} |")
+        elif path not in paths:
+            lines.append(f"| {t['paths'][path]} | {t['none_env']} | {t['not_selected'].format(path=path)} |")
+        else:
+            lines.append(_calls_row(path, results, browsers, unavailable, served_ops, detail, lang))
+    absent = [tool for tool in TOOLS if tool not in served_tools]
+    if absent:
         n = sum(len(contract.operations_of(tool)) for tool in absent)
         lines += ["", t["absent_ops"].format(ops=_join(absent, lang), n=n)]
 
-    # Table 2: the permission, confirmation, log, storage and embedding rules, by section.
-    by_section: dict[str, dict] = defaultdict(lambda: {"rules": set(), "bad": set(), "known": set(), "configs": set()})
-    for r in results:
-        for rule_id in r["rules"]:
-            rule = BY_ID[rule_id]
-            entry = by_section[f"{rule.source} {rule.section}"]
-            entry["rules"].add(rule_id)
-            if r["browser"]:
-                entry["configs"].add(r["browser"])
-            if r["outcome"] == "failed":
-                entry["bad"].add(rule_id)
-            if r["outcome"] == "xfailed":
-                entry["known"].add(r["reason"].removeprefix("baseline: "))
-    lines += ["", t["head2"], "|---|---|---|"]
-    checked = {rule_id for r in results for rule_id in r["rules"]}
-    unchecked = defaultdict(list)
-    for rule in BY_ID.values():
-        if rule.id not in checked:
-            unchecked[f"{rule.source} {rule.section}"].append(rule.id)
-    for section, entry in by_section.items():
-        result = (t["rules_bad"].format(n=len(entry["rules"]), bad=_join(sorted(entry["bad"]), lang)) if entry["bad"]
-                  else t["rules_ok"].format(n=len(entry["rules"])))
-        if entry["known"]:
-            result += "。" if lang == "ja" else "; "
-            result += _join((t["known"].format(reason=k) for k in sorted(entry["known"])), lang)
-        configs = _join(sorted(entry["configs"], key=list(CONFIGS).index), lang)
-        if unchecked.get(section):
-            result += ("。" if lang == "ja" else "; ") + t["rules_unverified"].format(rules=_join(unchecked.pop(section), lang))
-        lines.append(f"| {section} | {configs} | {result} |")
-    for section, rule_ids in unchecked.items():
-        lines.append(f"| {section} | — | {t['rules_unverified'].format(rules=_join(rule_ids, lang))} |")
+    # Table 2: every rule × every environment.
+    envs = [(b, p) for b in browsers for p in paths]
+    notes: dict[str, int] = {}
+    lines += ["", t["legend"], "", t["head2"].format(envs=" | ".join(env_label(b, p) for b, p in envs)),
+              "|---|---|" + "---|" * len(envs)]
+    for rule in RULES:
+        cells = [_cell_text(rule_cell(rule.id, b, p, results, unavailable), notes, lang) for b, p in envs]
+        lines.append(f"| {rule.source} {rule.section} | `{rule.id}` {rule.text} | " + " | ".join(cells) + " |")
+    if notes:
+        lines += ["", t["h_notes"], ""] + [f"{n}. {text}" for text, n in notes.items()]
 
-    # Findings.
+    lines += ["", *_findings(results, detail, lang)]
+    return "\n".join(lines) + "\n"
+
+
+def _findings(results: list[dict], detail: dict[str, str], lang: str) -> list[str]:
+    t = TEXT[lang]
+    out = [t["h_findings"], ""]
     bullets = []
-    for r in results:
-        who = r["properties"].get("finding:registration-receiver")
+    for browser in sorted({r["browser"] for r in results if r["browser"]}, key=list(CONFIGS).index):
+        who = next((r["findings"][checks.REGISTRATION_RECEIVER] for r in results
+                    if r["browser"] == browser and r["outcome"] == "passed" and checks.REGISTRATION_RECEIVER in r["findings"]), None)
         if who:
-            bullets.append(t["receiver"].format(config=detail.get(r["browser"], r["browser"]), who=who))
-            break
+            bullets.append(t["receiver"].format(config=f"{detail.get(browser, browser)} [{browser}]", who=who))
     dropped: dict[str, list] = {}
     for r in results:
-        dropped.update(r["properties"].get("finding:relay-dropped-annotations") or {})
+        dropped.update(r["findings"].get(checks.RELAY_DROPPED_ANNOTATIONS) or {})
     if dropped:
         bullets.append(t["dropped"].format(dropped=_join((f"{k} ({', '.join(v)})" for k, v in sorted(dropped.items())), lang)))
     contacted: dict[str, set] = defaultdict(set)
     for r in results:
-        contacted[r["tool"]] |= set(r["properties"].get("contacted", []))
+        if checks.CONTACTED in r["findings"] and r["tool"]:
+            contacted[r["tool"]] |= set(r["findings"][checks.CONTACTED])
     for tool, hosts in sorted(contacted.items()):
-        extra = sorted(h for h in hosts if not any(s in h for s in ("://localhost", "://127.0.0.1", "data:", "blob:")))
+        extra = sorted(h for h in hosts if not any(s in h for s in ("://localhost", "://127.0.0.1", "://[::1]", "data:", "blob:")))
         bullets.append((t["network_extra"] if extra else t["network"]).format(tool=tool, hosts=_join(extra or sorted(hosts), lang)))
-    for r in results:
-        if r["outcome"] in ("failed", "xpassed"):
-            bullets.append(t["failure"].format(nodeid=r["nodeid"], reason=r["reason"][:200] or r["outcome"],
-                                               artifacts=f"artifacts/{r['artifacts']}"))
-    lines += [""] + [f"- {b}" for b in bullets]
-    return "\n".join(lines) + "\n"
+    out += [f"- {b}" for b in bullets] or [f"- {t['none']}"]
+
+    def listing(title: str, rows: list[dict]) -> list[str]:
+        if not rows:
+            return []
+        return ["", title, ""] + [
+            "- " + t["row"].format(rule=f"`{r['broken']}` " if r["broken"] else "", nodeid=r["nodeid"], message=(r["message"] or r["outcome"])[:300].replace("\n", " "),
+                                   artifacts=f"artifacts/{r['artifacts']}") for r in rows]
+
+    out += listing(t["h_broken"], [r for r in results if r["outcome"] == "failed"])
+    out += listing(t["h_errors"], [r for r in results if r["outcome"] == "error"])
+    known = sorted({c["reason"] for r in results for c in r["checks"] if c["outcome"] == "expected"})
+    if known:
+        out += ["", t["h_known"], ""] + [f"- {reason}" for reason in known]
+    stale = sorted({c["reason"] for r in results for c in r["checks"] if c["outcome"] == "stale"})
+    if stale:
+        out += ["", t["h_stale"], ""] + [f"- {reason}" for reason in stale]
+    skipped = Counter(r["message"] for r in results if r["outcome"] == "skipped")
+    if skipped:
+        out += ["", t["h_skipped"], ""] + [f"- {t['skip_line'].format(count=n, reason=reason)}" for reason, n in skipped.most_common()]
+        sections = defaultdict(list)
+        for r in results:
+            for rule in r["rules"]:
+                sections[f"{BY_ID[rule].source} {BY_ID[rule].section}"].append(r["outcome"])
+        for section, outcomes in sections.items():
+            if all(o == "skipped" for o in outcomes):
+                out.append(f"- {t['section_all_skipped'].format(section=section)}")
+    return out
 
 
 def write_reports(out: Path, results: list[dict], statuses, args, langs: list[str]) -> None:
     for lang in langs:
         name = "verification.md" if lang == "ja" else f"verification.{lang}.md"
         (out / name).write_text(render(results, statuses, args, lang), encoding="utf-8")
+
+
+# --- the report's own check ------------------------------------------------------------------
+
+REPORT_FILES = ("verification.md", "verification.en.md", "results.json", "junit.xml")
+_CELL = re.compile(r"^(確認済み|不合格|未確認|既知の違い|—)(?: (?:\[\d+\])+)?$")
+
+
+def _tables(text: str) -> list[list[list[str]]]:
+    tables, current = [], []
+    for line in text.splitlines():
+        if line.startswith("|"):
+            current.append([cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]])
+        elif current:
+            tables.append(current)
+            current = []
+    if current:
+        tables.append(current)
+    return tables
+
+
+def check_report(out: Path) -> list[str]:
+    """Problems with a written report: files missing, tables malformed, or a Japanese rule cell that
+    results.json does not bear out. Re-derives each cell from the rows without the renderer."""
+    problems = [f"{name} is missing" for name in REPORT_FILES if not (out / name).is_file()]
+    if problems:
+        return problems
+    rows = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    text = (out / "verification.md").read_text(encoding="utf-8")
+    tables = _tables(text)
+    for table in tables:
+        widths = {len(row) for row in table}
+        if len(widths) != 1:
+            problems.append(f"a table has rows of {sorted(widths)} cells: {table[0]}")
+    rule_tables = [tb for tb in tables if tb and tb[0][:2] == ["節", "規則"]]
+    if len(rule_tables) != 1:
+        return problems + [f"expected one rule table, found {len(rule_tables)}"]
+    header, _, *body = rule_tables[0]
+    envs = [tuple(label.split(" · ")) for label in header[2:]]
+    seen_rules = set()
+    for cells in body:
+        rule = re.match(r"`([^`]+)`", cells[1]).group(1)
+        seen_rules.add(rule)
+        for (browser, path), cell in zip(envs, cells[2:]):
+            match = _CELL.match(cell)
+            if not match:
+                problems.append(f"{rule} [{browser} · {path}]: unreadable cell {cell!r}")
+                continue
+            here = [r for r in rows if r["browser"] == browser and r["call_path"] in (path, None)
+                    and (rule in r["rules"] or any(c["rule"] == rule for c in r["checks"]))]
+            passed = [r for r in here if r["outcome"] in ("passed", "stale", "failed")
+                      and any(c["rule"] == rule and c["outcome"] in ("passed", "stale") for c in r["checks"])
+                      and not any(c["rule"] == rule and c["outcome"] in ("failed", "expected") for c in r["checks"])
+                      and r["outcome"] != "error"]
+            failed = [r for r in here if r["outcome"] != "error" and
+                      ((r["outcome"] == "failed" and r["broken"] == rule)
+                       or any(c["rule"] == rule and c["outcome"] == "failed" for c in r["checks"]))]
+            verdict = match.group(1)
+            if verdict == "確認済み" and (not passed or failed):
+                problems.append(f"{rule} [{browser} · {path}]: 確認済み without a passing check there, or with a failing one")
+            if verdict == "不合格" and not failed:
+                problems.append(f"{rule} [{browser} · {path}]: 不合格 without a failing check there")
+            if verdict in ("未確認", "既知の違い", "—") and (passed or failed):
+                problems.append(f"{rule} [{browser} · {path}]: {verdict} although a check of it {'failed' if failed else 'passed'} there")
+    missing = {rule.id for rule in RULES} - seen_rules
+    if missing:
+        problems.append(f"rules missing from the table: {sorted(missing)}")
+    return problems

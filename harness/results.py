@@ -1,5 +1,17 @@
-"""A pytest plugin (active with --results-json) that records every scenario result with its
-browser configuration, call path, tool, rule ids and findings, for the Verification report."""
+"""Result rows: one per scenario run (a scenario × its parameters), as results.json holds them.
+
+The pytest plugin attaches what each phase observed to the test report (the `harness` user
+property: the rules declared, the parameters, the checks and findings, and how the phase
+ended); `ResultsRecorder` (active with --results-json) folds the phases of each scenario run
+into one row. A row's outcome is one of:
+
+- passed   every check held;
+- failed   a check failed: `broken` names the rule (a broken rule);
+- error    the scenario stopped outside its checks — at setup or teardown, on a precondition
+           that did not hold, a harness timeout, a relay that never connected (未確認);
+- skipped  not run here, with the reason (未確認);
+- stale    every check held, but a baseline entry expected one of them to fail.
+"""
 
 from __future__ import annotations
 
@@ -10,42 +22,92 @@ import pytest
 from pytest_playwright.pytest_playwright import _truncate_file_name
 from slugify import slugify
 
+PROPERTY = "harness"
+OUTCOMES = ("passed", "failed", "error", "skipped", "stale")
+# Parameters that name where a row ran and what it was about.
+ENV_PARAMS = {"browser_name": "browser", "call_path": "call_path", "tool": "tool", "page_tool": "tool",
+              "op": "op", "plain_op": "op", "reference_fault": "fault"}
+
+
+def _first_line(text: str, limit: int = 600) -> str:
+    lines = [line for line in (text or "").strip().splitlines() if line.strip()]
+    for line in lines:  # pytest's long representation: the "E   " lines say what went wrong
+        if line.lstrip().startswith("E "):
+            return line.lstrip()[1:].strip()[:limit]
+    return (lines[-1] if lines else "")[:limit]
+
+
+def phase_outcome(report: pytest.TestReport, observed: dict | None, rule_broken: tuple[str, str | None] | None) -> dict:
+    """What one phase (setup, call, teardown) of a scenario run showed."""
+    if report.skipped:
+        reason = report.longrepr[2].removeprefix("Skipped: ") if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        return {"kind": "skipped", "message": reason}
+    if report.passed:
+        stale = [c for c in (observed or {}).get("checks", []) if c["outcome"] == "stale"]
+        if stale and report.when == "call":
+            return {"kind": "stale", "message": "; ".join(f"{c['rule']}: {c['reason']}" for c in stale)}
+        return {"kind": "passed", "message": ""}
+    if report.when == "call" and rule_broken is not None:
+        return {"kind": "failed", "rule": rule_broken[0], "subject": rule_broken[1], "message": _first_line(report.longreprtext)}
+    return {"kind": "error", "message": f"{report.when}: {_first_line(report.longreprtext)}"}
+
+
+def fold(phases: list[dict]) -> dict:
+    """One row from the phases of a scenario run (each a `harness` property, in order)."""
+    first = phases[0]
+    row = {
+        "nodeid": first["nodeid"],
+        "scenario": first["nodeid"].split("[")[0],
+        **{name: None for name in ("browser", "call_path", "tool", "op", "fault")},
+        **{ENV_PARAMS[k]: v for k, v in first["params"].items() if k in ENV_PARAMS},
+        "params": first["params"],
+        "rules": first["rules"],
+        "outcome": "passed",
+        "broken": None,
+        "subject": None,
+        "message": "",
+        "checks": [],
+        "findings": {},
+        "duration": round(sum(p.get("duration", 0) for p in phases), 3),
+        "artifacts": _truncate_file_name(slugify(first["nodeid"])),
+    }
+    for phase in phases:
+        row["checks"] = phase.get("checks", row["checks"]) or row["checks"]
+        row["findings"] = phase.get("findings", row["findings"]) or row["findings"]
+        kind = phase["kind"]
+        if kind == "passed":
+            continue
+        if row["outcome"] in ("passed", "stale"):
+            row["outcome"], row["message"] = kind, phase["message"]
+            if kind == "failed":
+                row["broken"], row["subject"] = phase["rule"], phase.get("subject")
+        elif kind == "error":
+            # A check that failed stays the row's verdict; the teardown's trouble is noted.
+            row["message"] += f" (then {phase['message']})"
+    return row
+
 
 class ResultsRecorder:
+    """Folds the phase reports of each scenario run into a row; the controller writes results.json."""
+
     def __init__(self, path: Path):
         self.path = path
-        self.results: list[dict] = []
+        self.phases: dict[str, list[dict]] = {}
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
-            props = dict(report.user_properties)
-            params = props.pop("params", {})
-            outcome = report.outcome
-            if hasattr(report, "wasxfail"):
-                outcome = "xfailed" if report.skipped else "xpassed"
-            reason = ""
-            if report.skipped and isinstance(report.longrepr, tuple):
-                reason = report.longrepr[2].removeprefix("Skipped: ")
-            elif report.failed:
-                reason = (report.longreprtext or "").strip().splitlines()[-1][:300] if report.longreprtext else ""
-            self.results.append({
-                "scenario": report.nodeid.split("[")[0],
-                "nodeid": report.nodeid,
-                "outcome": outcome,
-                "reason": reason or getattr(report, "wasxfail", ""),
-                "browser": params.get("browser_name"),
-                "call_path": params.get("call_path"),
-                "tool": params.get("tool") or params.get("page_tool"),
-                "rules": props.pop("rules", []),
-                "properties": {k: v for k, v in props.items()},
-                "duration": round(report.duration, 3),
-                "artifacts": _truncate_file_name(slugify(report.nodeid)),
-            })
+        props = dict(report.user_properties)
+        phase = props.get(PROPERTY)
+        if phase is None:
+            return
+        self.phases.setdefault(report.nodeid, []).append({**phase, "nodeid": report.nodeid, "duration": report.duration})
+
+    def rows(self) -> list[dict]:
+        return [fold(phases) for phases in self.phases.values()]
 
     @pytest.hookimpl
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(session.config, "workerinput"):
             return  # the controller writes the file
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(self.results, ensure_ascii=False, indent=1), encoding="utf-8")
+        self.path.write_text(json.dumps(self.rows(), ensure_ascii=False, indent=1), encoding="utf-8")

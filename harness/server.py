@@ -43,14 +43,15 @@ CONFIG_MARK = "<!--reference-config-->"
 
 @dataclass
 class ReferenceConfig:
-    """What the served pages are told: the relay port and the faults switched on."""
+    """What the served pages are told: the relay port and the faults switched on for every page
+    (`harness serve --fault`). Scenarios add theirs per browser context, before this script runs."""
 
     relay_port: int = 9333
     faults: list[str] = field(default_factory=list)
 
     def script(self) -> str:
-        payload = json.dumps({"relayPort": self.relay_port, "faults": self.faults})
-        return f"<script>globalThis.referenceConfig = {payload};</script>"
+        return ("<script>globalThis.referenceConfig = { relayPort: %d, faults: [...(globalThis.referenceConfig?.faults ?? []), ...%s] };</script>"
+                % (self.relay_port, json.dumps(self.faults)))
 
 
 def _handler(config: ReferenceConfig):

@@ -14,7 +14,7 @@ from playwright.sync_api import sync_playwright
 
 from harness.browsers import CONFIGS, BrowserMissing, resolve
 from harness.paths import ROOT
-from harness.report import write_reports
+from harness.report import check_report, write_reports
 
 
 @dataclass
@@ -48,6 +48,13 @@ def browser_statuses(names: list[str]) -> list[ConfigStatus]:
 
 
 def run(args) -> int:
+    if args.fault:
+        from harness.faults import unknown_faults
+
+        unknown = unknown_faults(args.fault)
+        if unknown:
+            print(f"verify: {unknown}", file=sys.stderr)
+            return 2
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     names = args.browser or list(CONFIGS)
@@ -73,6 +80,9 @@ def run(args) -> int:
     results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else []
     write_reports(out, results, statuses, args, langs=["ja", args.lang] if args.lang != "ja" else ["ja"])
     print(f"verify: wrote {out / 'verification.md'}, results.json and junit.xml", flush=True)
+    for problem in check_report(out):
+        print(f"verify: the report does not bear out its results: {problem}", flush=True)
+        code = code or 1
     if code == 5:
         return 1  # nothing ran: not a verification
     return code

@@ -36,7 +36,7 @@ def test_isolation_headers_on_the_node_path_only(server):
 
 def test_page_is_told_the_relay_port_and_the_faults(server):
     _, body = get(f"{server.origin}/slides/?doc=intro")
-    assert '"relayPort": 4321' in body and '"faults": ["switch-default-on"]' in body
+    assert "relayPort: 4321" in body and '...["switch-default-on"]' in body
 
 
 def test_nothing_outside_the_served_folders(server):

@@ -1,0 +1,128 @@
+"""Checks: the assertions that decide whether a rule holds.
+
+A scenario's body is steps (open a page, turn the switch on, call an operation) and checks.
+Only a failing check is a broken rule:
+
+    with check("confirm.which"):
+        expect(tool_page.dialog.root).to_be_visible()
+
+An assertion or a Playwright timeout inside the block becomes `RuleBroken` naming the rule;
+the same outside any check is a precondition that did not hold or a harness error, which the
+report shows as 未確認 (not observed), never as a broken rule. A check names one of the rules
+its scenario declares in `@pytest.mark.rules`, and may name a subject (an operation, a field)
+so that a baseline entry can expect exactly that check to fail with exactly that message.
+
+`finding(name, value)` records an observation for the report (which implementation received
+the registration, which origins a page contacted, …).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+# Kinds of finding the report reads (results.json's `findings`).
+REGISTRATION_RECEIVER = "registration-receiver"
+RELAY_DROPPED_ANNOTATIONS = "relay-dropped-annotations"
+CONTACTED = "contacted"
+OPERATIONS_CALLED = "operations-called"
+WALL_SECONDS_FOR_50_SECONDS = "wall-seconds-for-50-seconds"
+FINDINGS = (REGISTRATION_RECEIVER, RELAY_DROPPED_ANNOTATIONS, CONTACTED, OPERATIONS_CALLED, WALL_SECONDS_FOR_50_SECONDS)
+
+
+class RuleBroken(AssertionError):
+    """A check of `rule` failed: the target does not do what the rule says."""
+
+    def __init__(self, rule: str, message: str, subject: str | None = None):
+        self.rule, self.subject, self.message = rule, subject, message
+        where = f"{rule} ({subject})" if subject else rule
+        super().__init__(f"rule {where} is broken: {message}")
+
+
+class HarnessDefect(Exception):
+    """The scenario itself is wrong (a check of a rule it does not declare, an unknown finding)."""
+
+
+@dataclass
+class CheckRecord:
+    rule: str
+    subject: str | None
+    outcome: str  # passed | failed | expected (a baseline entry matched) | stale (expected to fail, passed)
+    message: str = ""
+    reason: str = ""  # the baseline's reason, for expected and stale
+
+
+@dataclass
+class Observed:
+    """What one running scenario's checks and findings recorded."""
+
+    scenario: str
+    params: dict[str, Any]
+    declared: tuple[str, ...]
+    baseline: Any = None  # a callable (rule, subject, message | None) -> entry | None
+    checks: list[CheckRecord] = field(default_factory=list)
+    findings: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {"checks": [asdict(c) for c in self.checks], "findings": self.findings}
+
+
+_current: Observed | None = None
+
+
+def begin(observed: Observed | None) -> None:
+    """Called by the pytest plugin around each scenario."""
+    global _current
+    _current = observed
+
+
+def current() -> Observed | None:
+    return _current
+
+
+def _short(error: BaseException) -> str:
+    text = str(error).strip()
+    # Playwright's assertion messages carry a call log; its first lines say what was expected.
+    text = re.split(r"\n\s*Call log:", text)[0]
+    return text[:2000]
+
+
+@contextmanager
+def check(rule: str, subject: str | None = None) -> Iterator[None]:
+    observed = _current
+    if observed is not None and rule not in observed.declared:
+        raise HarnessDefect(f"{observed.scenario} checks {rule!r} but declares only {list(observed.declared)} "
+                            "in @pytest.mark.rules")
+    try:
+        yield
+    except RuleBroken:
+        raise  # a check within (or a result that is no JSON) already names its rule
+    except (AssertionError, PlaywrightTimeoutError) as error:
+        message = _short(error)
+        entry = observed.baseline(rule, subject, message) if observed and observed.baseline else None
+        if entry is not None:
+            observed.checks.append(CheckRecord(rule, subject, "expected", message, entry.reason))
+            return  # a known difference with the parts used here: the scenario goes on
+        if observed is not None:
+            observed.checks.append(CheckRecord(rule, subject, "failed", message))
+        raise RuleBroken(rule, message, subject) from error
+    else:
+        if observed is None:
+            return
+        entry = observed.baseline(rule, subject, None) if observed.baseline else None
+        if entry is not None:
+            observed.checks.append(CheckRecord(rule, subject, "stale", "", entry.reason))
+        else:
+            observed.checks.append(CheckRecord(rule, subject, "passed"))
+
+
+def finding(kind: str, value: Any) -> None:
+    if kind not in FINDINGS:
+        raise HarnessDefect(f"unknown finding {kind!r}; known: {FINDINGS}")
+    if _current is not None:
+        _current.findings[kind] = value
