@@ -44,6 +44,12 @@ class RuleBroken(AssertionError):
         super().__init__(f"rule {where} is broken: {message}")
 
 
+class HarnessError(RuntimeError):
+    """The harness could not do what a scenario asked (no such operation registered, a call that
+    never settled, a relay that never listed the tab, a page that never settled): never a broken
+    rule, wherever it happens. Carries the page console (and the relay's stderr)."""
+
+
 class HarnessDefect(Exception):
     """The scenario itself is wrong (a check of a rule it does not declare, an unknown finding)."""
 

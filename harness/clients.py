@@ -17,7 +17,8 @@ from typing import Any, Protocol
 
 from playwright.sync_api import Error as PlaywrightError
 
-from harness.checks import RuleBroken
+from harness import limits
+from harness.checks import HarnessError, RuleBroken
 from harness.pages import ToolPage
 
 RESULT_RULE = "result.json-string"
@@ -34,12 +35,6 @@ class ToolInfo:
     annotations: frozenset[str]  # hint names whose value is true
 
 
-class HarnessError(RuntimeError):
-    """The harness could not do what a scenario asked (no such operation registered, a call that
-    never settled, a relay that never listed the tab): not a broken rule. Carries the page
-    console (and the relay's stderr)."""
-
-
 class ConditionTimedOut(AssertionError):
     """A condition on what the page shows its clients (these tools registered, none left) did not
     come in time. Inside a check it is that check failing; outside, a precondition that did not hold."""
@@ -54,7 +49,7 @@ class NotJsonResult(RuleBroken):
 
 
 class PendingCall(Protocol):
-    def result(self, timeout: float = 30.0) -> dict: ...
+    def result(self, timeout: float = limits.CALL_RESULT) -> dict: ...
 
 
 class ToolClient(Protocol):
@@ -62,15 +57,15 @@ class ToolClient(Protocol):
 
     def tools(self) -> list[ToolInfo]: ...
 
-    def wait_for_tools(self, names: set[str], timeout: float = 15.0) -> list[ToolInfo]: ...
+    def wait_for_tools(self, names: set[str], timeout: float | None = None) -> list[ToolInfo]: ...
 
-    def wait_for_no_tools(self, timeout: float = 15.0) -> None: ...
+    def wait_for_no_tools(self, timeout: float | None = None) -> None: ...
 
     def start(self, name: str, arguments: dict[str, Any]) -> PendingCall: ...
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict: ...
 
-    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = 30.0) -> dict: ...
+    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict: ...
 
 
 def parse_result(raw: Any, context: str) -> dict:
@@ -144,7 +139,7 @@ class InPageCall:
     name: str
     arguments: dict = field(default_factory=dict)
 
-    def result(self, timeout: float = 30.0) -> dict:
+    def result(self, timeout: float = limits.CALL_RESULT) -> dict:
         page = self.client.tool_page.page
         outcome = page.evaluate("id => window.__harness.calls.get(id)", self.id)
         context = f"{self.name} (in-page)"
@@ -192,11 +187,12 @@ class InPageClient:
                                    f"registered: {sorted(t.name for t in tools)}\n{self.diagnostics()}")
             time.sleep(0.05)
 
-    def wait_for_tools(self, names: set[str], timeout: float = 15.0) -> list[ToolInfo]:
-        return self._wait(lambda tools: names <= {t.name for t in tools}, timeout, f"tools {sorted(names)}")
+    def wait_for_tools(self, names: set[str], timeout: float | None = None) -> list[ToolInfo]:
+        return self._wait(lambda tools: names <= {t.name for t in tools}, timeout or limits.TOOLS_REGISTERED,
+                          f"tools {sorted(names)}")
 
-    def wait_for_no_tools(self, timeout: float = 15.0) -> None:
-        self._wait(lambda tools: not tools, timeout, "no tools")
+    def wait_for_no_tools(self, timeout: float | None = None) -> None:
+        self._wait(lambda tools: not tools, timeout or limits.TOOLS_REGISTERED, "no tools")
 
     def start(self, name: str, arguments: dict[str, Any]) -> InPageCall:
         self._helpers()
@@ -210,7 +206,7 @@ class InPageClient:
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict:
         return self.start(name, arguments or {}).result()
 
-    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = 30.0) -> dict:
+    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
         return call_when_ready(self, name, arguments, timeout)
 
     def diagnostics(self) -> str:

@@ -225,15 +225,33 @@ def confirming(tool: str | None = None) -> list[Operation]:
     return [op for op in OPERATIONS if op.confirmation and (tool is None or op.tool == tool)]
 
 
+# Values a leaf of an input schema is tried with: two schemas that accept and refuse the same of
+# these agree, whatever words they use (a pattern written another way, anyOf or one pattern).
+PROBES = {
+    "string": ["", "abc", "#000000", "#a1B2c3", "#FFFFFF", "red", "#fff", "#12345g", "#1234567", "transparent",
+               "Transparent", " #abcdef", "#abcdef "],
+    "number": [-1, 0, 1.5, 999, 1000, 120000, 120001, 10**9],
+    "integer": [-1, 0, 999, 1000, 1000.5, 30000, 120000, 120001],
+    "boolean": [True, False],
+}
+
+
+def _accepts(schema: dict, value: Any) -> bool:
+    return jsonschema.Draft202012Validator(schema).is_valid(value)
+
+
 def schema_mismatches(declared: dict, registered: dict, where: str = "inputSchema") -> list[str]:
     """Differences between the contract's schema and the one a page registered.
 
-    The page may say more (descriptions, titles); it must not accept more or require less.
+    The page may say more (descriptions, titles) and say it its own way; it must not accept more
+    or require less. Objects and arrays are compared by structure, leaves by what they accept.
     """
     problems: list[str] = []
-    if declared.get("type") != registered.get("type") and not (
-        "type" not in declared and "enum" in declared
-    ):
+    if declared.get("enum") == FROM_EDITOR:
+        if not registered.get("enum"):
+            problems.append(f"{where}: must be an enum built from the editor's list")
+        return problems
+    if declared.get("type") != registered.get("type") and not ("type" not in declared and "enum" in declared):
         problems.append(f"{where}: type {registered.get('type')!r}, expected {declared.get('type')!r}")
     if declared.get("type") == "object":
         if registered.get("additionalProperties") is not False:
@@ -245,13 +263,12 @@ def schema_mismatches(declared: dict, registered: dict, where: str = "inputSchem
             problems.append(f"{where}: required {sorted(registered.get('required', []))}, expected {sorted(declared.get('required', []))}")
         for key in set(want) & set(got):
             problems += schema_mismatches(want[key], got[key], f"{where}.{key}")
-    elif declared.get("type") == "array":
-        problems += schema_mismatches(declared.get("items", {}), registered.get("items", {}), f"{where}[]")
-    for keyword in ("minimum", "maximum"):
-        if keyword in declared and declared[keyword] != registered.get(keyword):
-            problems.append(f"{where}: {keyword} {registered.get(keyword)!r}, expected {declared[keyword]!r}")
-    if isinstance(declared.get("enum"), list) and sorted(declared["enum"]) != sorted(registered.get("enum") or []):
-        problems.append(f"{where}: enum {registered.get('enum')!r}, expected {declared['enum']!r}")
-    if declared.get("enum") == FROM_EDITOR and not registered.get("enum"):
-        problems.append(f"{where}: must be an enum built from the editor's list")
+        return problems
+    if declared.get("type") == "array":
+        return problems + schema_mismatches(declared.get("items", {}), registered.get("items", {}), f"{where}[]")
+    probes = [*PROBES.get(declared.get("type"), []), *(declared.get("enum") or [])]
+    differ = [value for value in probes if _accepts(declared, value) != _accepts(registered, value)]
+    if differ:
+        problems.append(f"{where}: accepts {[v for v in differ if _accepts(registered, v)]!r} and refuses "
+                        f"{[v for v in differ if not _accepts(registered, v)]!r} unlike the contract")
     return problems

@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from playwright.sync_api import BrowserContext, Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness import limits
+from harness.checks import HarnessError
 from harness.targets import Target
 
 SWITCH_LABEL = "AI からの操作"
@@ -38,8 +42,15 @@ class ToolPage:
         page.on("pageerror", lambda error: self.console.append(f"[pageerror] {error}"))
         # Every origin the page contacts, WebSockets included (the report's network findings).
         self.contacted: set[str] = set()
-        page.on("request", lambda request: self.contacted.add(_origin(request.url)))
+        self.in_flight: set = set()
+        page.on("request", self._request_started)
+        page.on("requestfinished", lambda request: self.in_flight.discard(request))
+        page.on("requestfailed", lambda request: self.in_flight.discard(request))
         page.on("websocket", lambda socket: self.contacted.add(_origin(socket.url)))
+
+    def _request_started(self, request) -> None:
+        self.contacted.add(_origin(request.url))
+        self.in_flight.add(request)
 
     @property
     def switch(self) -> Locator:
@@ -75,9 +86,27 @@ class ToolPage:
         self.switch.click()
         expect(self.switch).not_to_be_checked()
 
+    def settle(self, quiet_ms: int = 500, timeout_ms: float = limits.PAGE_SETTLED * 1000) -> None:
+        """Wait until no HTTP request of the page has been in flight for `quiet_ms`.
+
+        Unlike `networkidle` it ignores WebSockets, so a relay widget that keeps retrying does
+        not keep the page from settling."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        while True:
+            try:
+                # Any request starting or ending restarts the quiet period.
+                self.page.wait_for_event("request", timeout=quiet_ms) if not self.in_flight else \
+                    self.page.wait_for_event("requestfinished", timeout=quiet_ms)
+            except PlaywrightTimeoutError:
+                if not self.in_flight:
+                    return
+            if time.monotonic() > deadline:
+                pending = sorted(request.url for request in self.in_flight)[:5]
+                raise HarnessError(f"{self.page.url} did not settle in {timeout_ms / 1000:.0f} s; in flight: {pending}")
+
     def settled_scripts(self) -> set[str]:
-        """Scripts and frames the page has loaded once its network is idle (Resource Timing)."""
-        self.page.wait_for_load_state("networkidle")
+        """Scripts and frames the page has loaded once it has settled (Resource Timing)."""
+        self.settle()
         return scripts_loaded(self.page)
 
     def console_text(self) -> str:

@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import BrowserContext
+from playwright.sync_api import BrowserContext, expect
 from pytest_playwright.pytest_playwright import _truncate_file_name
 from slugify import slugify
 
-from harness import baseline, checks, results
+from harness import baseline, checks, limits, results
 from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, resolve
 from harness.clients import CALL_PATHS, InPageClient, ToolClient
 from harness.pages import ToolPage, new_tool_page
@@ -64,7 +64,13 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                       help="wait the 50-second rule out in real time instead of page.clock")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    # The watchdog (pytest-timeout, before it reads its settings): a scenario that hangs ends
+    # with a stack dump of what hung instead of holding a worker until CI's limit.
+    if getattr(config.option, "timeout", None) is None:
+        config.option.timeout = limits.SCENARIO
+    expect.set_options(timeout=limits.EXPECT_MS)
     config.addinivalue_line("markers", "rules(*ids): the spec rules (harness/rules.py) this scenario checks")
     config.addinivalue_line("markers", "tool(name): the scenario is about one tool; skipped where the target lacks it")
     config.addinivalue_line("markers", "call_paths(*paths): the call paths this scenario runs on")

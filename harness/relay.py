@@ -13,6 +13,7 @@ import base64
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import threading
@@ -23,9 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
+from harness import limits
 from harness.clients import ConditionTimedOut, HarnessError, ToolInfo, call_when_ready, parse_result
 from harness.pages import ToolPage
 from harness.paths import NODE_MODULES
@@ -34,6 +36,9 @@ RELAY_CLI = NODE_MODULES / "@mcp-b/webmcp-local-relay/dist/cli.js"
 # The relay prefixes each page tool's description with its tab id and the page's title.
 DESCRIPTION_PREFIX = re.compile(r"^\[WebMCP (?P<tab>[^\s\]•]+)(?: • (?P<title>[^\]]*))?\] ?")
 TAB_SUFFIX_LENGTH = 4
+# The relay script's widget frame (embed.js marks it); setting its src again restarts it.
+RELOAD_WIDGET = """() => { const frame = document.querySelector('iframe[data-webmcp-relay]');
+  if (frame) frame.src = frame.src; }"""
 TERMINATE_GRACE = 3.0
 
 _live_pids: set[int] = set()
@@ -132,7 +137,7 @@ class RelayCall:
     relay: "Relay"
     tool_page: ToolPage
 
-    def raw(self, timeout: float = 30.0) -> tuple[bool, str]:
+    def raw(self, timeout: float = limits.CALL_RESULT) -> tuple[bool, str]:
         """(isError, text) as the MCP client received it."""
         deadline = time.monotonic() + timeout
         while not self.future.done() and time.monotonic() < deadline:
@@ -149,7 +154,7 @@ class RelayCall:
         text = "".join(getattr(block, "text", "") for block in result.content)
         return bool(result.is_error), text
 
-    def result(self, timeout: float = 30.0) -> dict:
+    def result(self, timeout: float = limits.CALL_RESULT) -> dict:
         is_error, text = self.raw(timeout)
         try:
             return parse_result(text, f"{self.name} (relay)")
@@ -190,7 +195,7 @@ class RelayClient:
     def tools(self) -> list[ToolInfo]:
         return self._mine(self.relay.list_tools())
 
-    def wait_for_tools(self, names: set[str], timeout: float = 60.0) -> list[ToolInfo]:
+    def wait_for_tools(self, names: set[str], timeout: float | None = None) -> list[ToolInfo]:
         # The widget gives each port 1.2 s; on a busy page its first round can miss them all
         # and the next comes after a backoff: seen up to ~40 s on 2 loaded cores.
         seen: set[str] = set()
@@ -200,17 +205,32 @@ class RelayClient:
             seen.update(info.name for info in tools)
             return tools if names <= {info.name for info in tools} else None
 
+        what = f"tools {sorted(names)} of tab {self.tab_id}"
+        timeout = timeout or limits.RELAY_TOOLS_LISTED
+        started = time.monotonic()
         try:
-            return self.relay.wait_until(listed, timeout, f"tools {sorted(names)} of tab {self.tab_id}", self.tool_page)
+            try:
+                return self.relay.wait_until(listed, min(timeout, limits.RELAY_FIRST_CONNECT), what, self.tool_page)
+            except HarnessError:
+                if seen:
+                    raise
+            # Nothing of the tab reached the relay: its widget missed the relay's port (a busy
+            # machine answers the widget's 1.2 s probe late) and went scanning 9333–9348. A
+            # fresh widget starts again at the port it was given.
+            self.tool_page.console.append(f"[harness] the relay widget had not connected after "
+                                          f"{limits.RELAY_FIRST_CONNECT:.0f} s: reloaded it")
+            self.tool_page.page.evaluate(RELOAD_WIDGET)
+            remaining = timeout - (time.monotonic() - started)
+            return self.relay.wait_until(listed, max(remaining, 1.0), what, self.tool_page)
         except HarnessError as error:
             if not seen:
                 raise  # the tab never reached the relay: nothing about the page was observed
             # The tab is connected and listed some operations, but not these: the page's doing.
             raise ConditionTimedOut(f"listed {sorted(seen)}, never {sorted(names - seen)}\n{error}") from None
 
-    def wait_for_no_tools(self, timeout: float = 15.0) -> None:
+    def wait_for_no_tools(self, timeout: float | None = None) -> None:
         try:
-            self.relay.wait_until(lambda: not self.tools(), timeout, f"no tools of tab {self.tab_id}", self.tool_page)
+            self.relay.wait_until(lambda: not self.tools(), timeout or limits.RELAY_TOOLS_REMOVED, f"no tools of tab {self.tab_id}", self.tool_page)
         except HarnessError as error:
             raise ConditionTimedOut(str(error)) from None
 
@@ -227,14 +247,14 @@ class RelayClient:
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict:
         return self.start(name, arguments or {}).result()
 
-    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = 30.0) -> dict:
+    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
         return call_when_ready(self, name, arguments, timeout)
 
 
 class Relay:
     """A spawned relay CLI with an MCP client session to it; use as a context manager."""
 
-    def __init__(self, port: int, widget_origin: str, home: Path, start_timeout: float = 30.0, cli: Path = RELAY_CLI):
+    def __init__(self, port: int, widget_origin: str, home: Path, start_timeout: float = limits.RELAY_START, cli: Path = RELAY_CLI):
         if not 0 < port < 65536:
             raise RelayError(f"relay port {port} is not a TCP port")
         self.cli = cli
@@ -274,9 +294,13 @@ class Relay:
 
     async def _run(self, ready: Future) -> None:
         self._stop = asyncio.Event()
+        command = ["node", str(self.cli), "--port", str(self.port), "--widget-origin", self.widget_origin]
+        if shutil.which("setpriv"):
+            # Relay 2.2.0 outlives a closed stdin: the kernel ends it when the harness dies
+            # (a CI timeout's SIGKILL included), not only when the harness ends it itself.
+            command = ["setpriv", "--pdeathsig", "KILL", *command]
         params = StdioServerParameters(
-            command="node",
-            args=[str(self.cli), "--port", str(self.port), "--widget-origin", self.widget_origin],
+            command=command[0], args=command[1:],
             env={"HOME": str(self.home)},  # the relay writes $HOME/.webmcp/relay-port.json
         )
         try:
@@ -302,7 +326,7 @@ class Relay:
                 raise
 
     async def _on_message(self, message: Any) -> None:
-        if "list_changed" in type(getattr(message, "root", message)).__name__.lower() or "list_changed" in repr(message)[:200]:
+        if isinstance(getattr(message, "root", message), types.ToolListChangedNotification):
             self._changed.set()
 
     def __exit__(self, *exc: object) -> None:

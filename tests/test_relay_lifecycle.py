@@ -83,3 +83,24 @@ def test_ctrl_c_during_a_relay_scenario_leaves_no_relay(tmp_path):
     while set(relay_processes()) - before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not set(relay_processes()) - before, f"relay processes left after Ctrl-C: {set(relay_processes()) - before}"
+
+
+def test_relay_dies_with_a_harness_that_is_killed(tmp_path):
+    # A CI timeout kills the harness with SIGKILL: nothing of ours gets to end the relay.
+    before = set(relay_processes())
+    script = (f"from pathlib import Path; from harness.relay import Relay\n"
+              f"with Relay(port={free_port()}, widget_origin='http://localhost:1', home=Path({str(tmp_path)!r})):\n"
+              f"    print('started', flush=True); input()\n")
+    run = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert run.stdout.readline().strip() == "started"
+        assert set(relay_processes()) - before, "no relay process while the harness runs"
+        run.kill()
+        run.wait(10)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    deadline = time.monotonic() + 10
+    while set(relay_processes()) - before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not set(relay_processes()) - before, f"relay processes outlived the killed harness: {set(relay_processes()) - before}"
