@@ -70,6 +70,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # with a stack dump of what hung instead of holding a worker until CI's limit.
     if getattr(config.option, "timeout", None) is None:
         config.option.timeout = limits.SCENARIO
+    # In a recorded run, a scenario that stops on harness trouble (not on a check, not on the
+    # watchdog) runs once more (pytest-rerunfailures); results.json names it flaky.
+    if getattr(config.option, "reruns", None) is None and config.getoption("--results-json"):
+        config.option.reruns = 1
+        config.option.rerun_except = [*(config.option.rerun_except or []), *RERUN_EXCEPT]
     expect.set_options(timeout=limits.EXPECT_MS)
     config.addinivalue_line("markers", "rules(*ids): the spec rules (harness/rules.py) this scenario checks")
     config.addinivalue_line("markers", "tool(name): the scenario is about one tool; skipped where the target lacks it")
@@ -263,6 +268,8 @@ def client(client_for, tool_page: ToolPage) -> ToolClient:
 # --- checks and result rows ---------------------------------------------------------------
 
 OBSERVED_KEY = pytest.StashKey[checks.Observed]()
+# Failures that are findings or the scenario's own defect: never retried.
+RERUN_EXCEPT = [r"^RuleBroken: ", r"^NotJsonResult: ", r"^HarnessDefect: ", r"^Failed: Timeout"]
 BASELINE_KEY = pytest.StashKey[tuple]()
 
 
@@ -285,7 +292,8 @@ def _declared_rules(item: pytest.Item) -> tuple[str, ...]:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem):
+def pytest_runtest_setup(item: pytest.Item):
+    """Each attempt of a scenario (a retry is another) records its own checks and findings."""
     config = item.config
     if BASELINE_KEY not in config.stash:
         config.stash[BASELINE_KEY] = (baseline.load(Path(config.getoption("--baseline"))), baseline.installed_parts())
@@ -296,10 +304,13 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
                                baseline.for_scenario(scenario, params, entries, parts))
     item.stash[OBSERVED_KEY] = observed
     checks.begin(observed)
-    try:
-        yield
-    finally:
-        checks.begin(None)
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item):
+    yield
+    checks.begin(None)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -336,5 +347,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             # Beside pytest-playwright's trace and screenshot for this test.
             folder = Path(item.config.getoption("--output")) / _truncate_file_name(slugify(item.nodeid))
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / f"{report.when}-console-and-relay.txt").write_text(
+            attempt = getattr(item, "execution_count", 1)
+            (folder / f"attempt{attempt}-{report.when}-console-and-relay.txt").write_text(
                 "\n\n".join(f"--- {title} ---\n{text}" for title, text in sections), encoding="utf-8")

@@ -61,6 +61,7 @@ TEXT = {
         "h_skipped": "### スキップ(未確認)",
         "h_known": "### 既知の違い(ベースライン)",
         "h_stale": "### もう起きない既知の違い(ベースラインの古い項目)",
+        "h_flaky": "### 不安定(1 回目はハーネスのエラーで止まり、2 回目に走った)",
         "receiver": "{config} で、フラグと polyfill の両方がある状態で、登録を受けたのは {who} だった。",
         "dropped": "relay を通すと、次の注釈が MCP のクライアントに届かなかった: {dropped}",
         "network": "{tool} のページが通信した先は、{hosts} だった。",
@@ -106,6 +107,7 @@ TEXT = {
         "h_skipped": "### Skipped (not verified)",
         "h_known": "### Known differences (baseline)",
         "h_stale": "### Known differences that no longer occur (stale baseline entries)",
+        "h_flaky": "### Flaky (the first attempt stopped on a harness error; a second one ran)",
         "receiver": "On {config}, with both the flag and the polyfill, the registration reached: {who}.",
         "dropped": "Through the relay, these annotations did not reach the MCP client: {dropped}",
         "network": "The {tool} page contacted {hosts}.",
@@ -324,6 +326,11 @@ def _findings(results: list[dict], detail: dict[str, str], lang: str) -> list[st
 
     out += listing(t["h_broken"], [r for r in results if r["outcome"] == "failed"])
     out += listing(t["h_errors"], [r for r in results if r["outcome"] == "error"])
+    flaky = [r for r in results if r.get("flaky")]
+    if flaky:
+        out += ["", t["h_flaky"], ""] + [
+            "- " + t["row"].format(rule="", nodeid=r["nodeid"], message=f"{r['outcome']}; 1: {r['flaky'][:240]}",
+                                   artifacts=f"artifacts/{r['artifacts']}") for r in flaky]
     known = sorted({c["reason"] for r in results for c in r["checks"] if c["outcome"] == "expected"})
     if known:
         out += ["", t["h_known"], ""] + [f"- {reason}" for reason in known]

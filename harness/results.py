@@ -11,6 +11,9 @@ into one row. A row's outcome is one of:
            that did not hold, a harness timeout, a relay that never connected (未確認);
 - skipped  not run here, with the reason (未確認);
 - stale    every check held, but a baseline entry expected one of them to fail.
+
+A scenario that stopped on harness trouble runs once more; `flaky` keeps the first attempt's
+error, so a pass on the retry is never a pass without a word.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ def fold(phases: list[dict]) -> dict:
         "findings": {},
         "duration": round(sum(p.get("duration", 0) for p in phases), 3),
         "artifacts": _truncate_file_name(slugify(first["nodeid"])),
+        "flaky": None,  # the first attempt's error, when a retry ran
     }
     for phase in phases:
         row["checks"] = phase.get("checks", row["checks"]) or row["checks"]
@@ -93,6 +97,7 @@ class ResultsRecorder:
     def __init__(self, path: Path):
         self.path = path
         self.phases: dict[str, list[dict]] = {}
+        self.retried: dict[str, list[dict]] = {}  # the first attempt of a scenario that ran again
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -100,10 +105,21 @@ class ResultsRecorder:
         phase = props.get(PROPERTY)
         if phase is None:
             return
-        self.phases.setdefault(report.nodeid, []).append({**phase, "nodeid": report.nodeid, "duration": report.duration})
+        phases = self.phases.setdefault(report.nodeid, [])
+        phases.append({**phase, "nodeid": report.nodeid, "duration": report.duration})
+        if report.outcome == "rerun":  # pytest-rerunfailures: this attempt ends here, another follows
+            self.retried[report.nodeid] = self.phases.pop(report.nodeid)
 
     def rows(self) -> list[dict]:
-        return [fold(phases) for phases in self.phases.values()]
+        rows = []
+        for nodeid, phases in self.phases.items():
+            row = fold(phases)
+            first = self.retried.get(nodeid)
+            if first is not None:
+                row["flaky"] = fold(first)["message"]
+                row["duration"] = round(row["duration"] + sum(p.get("duration", 0) for p in first), 3)
+            rows.append(row)
+        return rows
 
     @pytest.hookimpl
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
