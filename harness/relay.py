@@ -301,7 +301,8 @@ class Relay:
             command = ["setpriv", "--pdeathsig", "KILL", *command]
         params = StdioServerParameters(
             command=command[0], args=command[1:],
-            env={"HOME": str(self.home)},  # the relay writes $HOME/.webmcp/relay-port.json
+            # The relay writes $HOME/.webmcp/relay-port.json; HARNESS_RUN_ID tells whose relay it is.
+            env={"HOME": str(self.home), **{k: v for k, v in os.environ.items() if k == "HARNESS_RUN_ID"}},
         )
         try:
             with self.stderr_path.open("w") as errlog:

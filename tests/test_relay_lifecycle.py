@@ -104,3 +104,54 @@ def test_relay_dies_with_a_harness_that_is_killed(tmp_path):
     while set(relay_processes()) - before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not set(relay_processes()) - before, f"relay processes outlived the killed harness: {set(relay_processes()) - before}"
+
+
+def session_processes(sid: int) -> list[str]:
+    """Processes of a session (a process started with start_new_session and what it started)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[3]) == sid and fields[0] != "Z":
+                found.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:300])
+        except (OSError, ValueError, IndexError):
+            pass
+    return found
+
+
+def relays_of_run(run_id: str) -> list[int]:
+    found = []
+    for pid in relay_processes():
+        try:
+            if f"HARNESS_RUN_ID={run_id}".encode() in Path(f"/proc/{pid}/environ").read_bytes():
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def test_ctrl_c_during_verify_leaves_nothing_running(tmp_path):
+    run_id = os.urandom(6).hex()
+    run = subprocess.Popen(
+        [sys.executable, "-m", "harness", "verify", "--out", str(tmp_path), "--browser", "chromium", "--call-path", "relay",
+         "--", "-k", "test_turning_on_registers_exactly and slides"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        env={**os.environ, "HARNESS_RUN_ID": run_id},
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not relays_of_run(run_id):
+            assert time.monotonic() < deadline and run.poll() is None, "the relay never started"
+            time.sleep(0.05)
+        os.killpg(run.pid, signal.SIGINT)
+        run.wait(60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    # Everything the run started (pytest and its workers, the relay, Playwright's driver, the
+    # browsers) is in its session; other harness runs on the machine are not.
+    deadline = time.monotonic() + 15
+    while (session_processes(run.pid) or relays_of_run(run_id)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not session_processes(run.pid), f"left running after Ctrl-C: {session_processes(run.pid)}"
+    assert not relays_of_run(run_id), "the relay (in a session of its own) was left running"
