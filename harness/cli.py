@@ -107,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
 
     selftest = commands.add_parser("selftest", help="unit tests, the scenarios on Chromium, and the fault proof")
     selftest.add_argument("--workers", default="2", help="processes at once (default 2)")
+    selftest.add_argument("--under-load", action="store_true",
+                          help="the load proof: the main job on both Chromium configurations idle, then with every core busy")
     selftest.set_defaults(run=_selftest)
 
     args = parser.parse_args(argv)

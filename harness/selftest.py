@@ -11,8 +11,12 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import subprocess
 import sys
+import time
+from collections import Counter
 
 from harness import faults, verify
 from harness.paths import ROOT
@@ -21,6 +25,8 @@ MAIN_JOB_OUT = ROOT / "test-results" / "main-job"
 
 
 def run(args) -> int:
+    if getattr(args, "under_load", False):
+        return under_load(args)
     pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
     outcomes = []
 
@@ -43,3 +49,40 @@ def run(args) -> int:
         print(f"selftest: {name}: {'passed' if ok else 'FAILED'}")
     print(f"{passed} passed, {len(outcomes) - passed} failed")
     return 0 if passed == len(outcomes) else 1
+
+
+LOAD_BROWSERS = ["chromium", "chromium-noflag"]
+BUSY = "while True: pass"
+
+
+def _main_job(out, workers: str) -> tuple[float, Counter, list[dict]]:
+    args = argparse.Namespace(target="reference", base_url=None, browser=LOAD_BROWSERS, call_path=None, fault=None,
+                              out=str(out), lang="en", workers=workers, real_time=False, pytest_args=[])
+    started = time.monotonic()
+    verify.run(args)
+    rows = json.loads((out / "results.json").read_text(encoding="utf-8")) if (out / "results.json").exists() else []
+    return time.monotonic() - started, Counter(r["outcome"] for r in rows), rows
+
+
+def under_load(args) -> int:
+    """The main job on both Chromium configurations, idle and then with every core kept busy by
+    CPU-bound processes; the same table must come out of both."""
+    base = ROOT / "test-results" / "load-proof"
+    idle_time, idle, _ = _main_job(base / "idle", args.workers)
+    busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(os.cpu_count() or 2)]
+    try:
+        load_time, loaded, rows = _main_job(base / "loaded", args.workers)
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    flaky = [r for r in rows if r.get("flaky")]
+    for name, counts, seconds in (("idle", idle, idle_time), ("loaded", loaded, load_time)):
+        print(f"load proof: {name}: {dict(counts)} in {seconds / 60:.1f} min", flush=True)
+    print(f"load proof: wall time loaded / idle = {load_time / idle_time:.2f}")
+    for r in flaky:
+        print(f"load proof: flaky {r['nodeid']}: {r['flaky'][:300]}")
+    total = sum(loaded.values()) or 1
+    print(f"load proof: {loaded['failed']} failed, {loaded['error']} errors, {len(flaky)} flaky "
+          f"({100 * len(flaky) / total:.2f} %) under load")
+    return 0 if not loaded["failed"] and not loaded["error"] and len(flaky) / total < 0.005 else 1
