@@ -14,12 +14,13 @@ import pytest
 from playwright.sync_api import expect
 
 from harness import contract
+from harness.checks import WALL_SECONDS_FOR_50_SECONDS, check, finding
 from harness.clock import T0, at
+from harness.inputs import valid_input
 from harness.pages import SEVEN_DAYS_MS, ToolPage
 from harness.pytest_plugin import TARGET_KEY
 
 DECISION_MS = 50_000
-DRAWIO_XML = '<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/></root></mxGraphModel>'
 # 「この操作は元に戻せません」 or 「「元に戻す」で戻せます」, in the wordings a page may use.
 UNDO_SENTENCE = re.compile(r"元に戻せ(ません|ない)|元に戻すことはでき|「元に戻す」で(元に)?戻せ")
 
@@ -36,20 +37,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def valid_input(op: contract.Operation, client, marker: str = "harness") -> dict:
-    """An input that passes the operation's check on the open document."""
-    if op.confirmation and op.confirmation.detail_field == "markdown":
-        return {"markdown": f"# {marker}\n\n本文の行\n\n---\n\n# 二枚目\n"}
-    if op.confirmation and op.confirmation.detail_field == "xml":
-        return {"xml": DRAWIO_XML.replace('id="1"', f'id="1" value="{marker}"')}
-    if op.name.endswith("_delete_file"):
-        listed = client.call(f"{op.tool}_list_files", {})
-        files = [entry["path"] for entry in listed.get("entries", []) if entry["kind"] == "file"]
-        assert files, f"{op.tool}: no file to delete in {listed}"
-        return {"path": files[0]}
-    return dict(op.example)
 
 
 def expected_title(op: contract.Operation, tool_page: ToolPage, args: dict) -> str:
@@ -87,6 +74,18 @@ def asked(tool_page: ToolPage, client, op: contract.Operation, args: dict):
 
 def assert_declined(result: dict) -> None:
     assert result["ok"] is False and result["error"]["code"] == "declined", result
+
+
+def cancelled(tool_page: ToolPage, call) -> None:
+    """Close the dialog with 「やめる」 so that the call ends (declined)."""
+    tool_page.dialog.cancel.click()
+    assert_declined(call.result())
+
+
+def arrived(client, op: contract.Operation) -> None:
+    """A call that needs no confirmation answers only after the calls started before it have arrived."""
+    read = contract.reader_of(op.tool)
+    assert client.call(read.name, read.example)["ok"] is True
 
 
 @pytest.fixture
@@ -129,10 +128,11 @@ def let_time_pass(context, tool_page: ToolPage, ms: int, real_time: bool) -> Non
 
 @pytest.mark.rules("confirm.which")
 def test_confirming_operation_asks_before_running(op_page, op_client, op):
-    call, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client))
-    assert seen == "dialog", f"{op.name} ran without the confirmation dialog: {call.result()}"
-    op_page.dialog.cancel.click()
-    assert_declined(call.result())
+    args = valid_input(op, op_client)
+    with check("confirm.which"):
+        call, seen = start_and_see(op_page, op_client, op.name, args)
+        assert seen == "dialog", f"{op.name} ran without the confirmation dialog: {call.result()}"
+    cancelled(op_page, call)
 
 
 @pytest.mark.rules("confirm.which")
@@ -140,19 +140,11 @@ def test_other_operations_run_without_asking(open_tool, client_for, plain_op):
     tool_page = open_tool(plain_op.tool)
     client = client_for(tool_page)
     turned_on(tool_page, client)
-    args = dict(plain_op.example)
-    if plain_op.name == "slides_set_theme":
-        schema = next(t.input_schema for t in client.tools() if t.name == plain_op.name)
-        args = {"theme": schema["properties"]["theme"]["enum"][0]}
-    elif plain_op.name == "excalidraw_update_element":
-        elements = client.call("excalidraw_read")["elements"]
-        assert elements, "the sample drawing has no element to update"
-        args = {"id": elements[0]["id"], "x": 10}
+    args = valid_input(plain_op, client)
     call, seen = start_and_see(tool_page, client, plain_op.name, args)
-    if seen == "dialog":
-        title = tool_page.dialog.title.inner_text()
-        tool_page.dialog.cancel.click()
-        pytest.fail(f"{plain_op.name} asked for confirmation ({title!r}); only the 5 operations of the table ask")
+    with check("confirm.which"):
+        title = tool_page.dialog.title.inner_text() if seen == "dialog" else ""
+        assert seen == "row", f"{plain_op.name} asked for confirmation ({title!r}); only the 5 operations of the table ask"
     result = call.result()
     assert result["ok"] is True, f"{plain_op.name}{args}: {result}"
 
@@ -164,8 +156,9 @@ def test_title_and_action_label_follow_the_table(op_page, op_client, op):
     args = valid_input(op, op_client)
     asked(op_page, op_client, op, args)
     dialog = op_page.dialog
-    expect(dialog.title).to_have_text(expected_title(op, op_page, args))
-    expect(dialog.action(op.confirmation.action_label)).to_be_visible()
+    with check("confirm.title-action"):
+        expect(dialog.title).to_have_text(expected_title(op, op_page, args))
+        expect(dialog.action(op.confirmation.action_label)).to_be_visible()
 
 
 @pytest.mark.rules("confirm.body")
@@ -174,16 +167,17 @@ def test_body_says_who_what_and_whether_it_can_be_undone(op_page, op_client, op)
     count = len(op_client.call("excalidraw_read")["elements"]) if op.name == "excalidraw_clear" else None
     asked(op_page, op_client, op, args)
     body = op_page.dialog.body_text()
-    problems = []
-    if "エージェント" not in body:
-        problems.append("it does not say an AI agent called the operation")
-    if op.name not in body:
-        problems.append(f"it does not name the operation {op.name}")
-    if count is not None and not re.search(rf"(?<!\d){count}(?!\d)", body):
-        problems.append(f"the summary does not give the number of elements to delete ({count})")
-    if not UNDO_SENTENCE.search(body):
-        problems.append("it says neither that the operation cannot be undone nor that 「元に戻す」 reverts it")
-    assert not problems, f"the dialog's body: {'; '.join(problems)}\n---\n{body}"
+    with check("confirm.body"):
+        problems = []
+        if "エージェント" not in body:
+            problems.append("it does not say an AI agent called the operation")
+        if op.name not in body:
+            problems.append(f"it does not name the operation {op.name}")
+        if count is not None and not re.search(rf"(?<!\d){count}(?!\d)", body):
+            problems.append(f"the summary does not give the number of elements to delete ({count})")
+        if not UNDO_SENTENCE.search(body):
+            problems.append("it says neither that the operation cannot be undone nor that 「元に戻す」 reverts it")
+        assert not problems, f"the dialog's body: {'; '.join(problems)}\n---\n{body}"
 
 
 @pytest.mark.rules("confirm.detail")
@@ -193,25 +187,33 @@ def test_disclosure_shows_the_full_content(op_page, op_client, op):
     args = valid_input(op, op_client, marker="全文の確認 " + "長い行 " * 400)
     asked(op_page, op_client, op, args)
     content = args[op.confirmation.detail_field]
-    detail = op_page.dialog.open_detail()
-    expect(detail).to_contain_text(content[-200:])
-    shown = detail.text_content() or ""
-    assert content in shown, f"the Disclosure does not show the whole {op.confirmation.detail_field} ({len(content)} characters)"
+    dialog = op_page.dialog
+    # The element that holds the whole content, wherever the page puts it (matched by text).
+    holder = dialog.root.get_by_text(content)
+    with check("confirm.detail"):
+        expect(holder.filter(visible=True), "the full content is on screen before the Disclosure is opened").to_have_count(0)
+        detail = dialog.open_detail()
+        expect(holder, "the opened Disclosure does not show the full content").to_be_visible()
+        shown = detail.text_content() or ""
+        assert content in shown, (
+            f"the Disclosure does not show the whole {op.confirmation.detail_field} ({len(content)} characters)")
 
 
 @pytest.mark.rules("confirm.checkbox")
 def test_dont_ask_checkbox_starts_unchecked(op_page, op_client, op):
     asked(op_page, op_client, op, valid_input(op, op_client))
-    expect(op_page.dialog.dont_ask).to_be_visible()
-    expect(op_page.dialog.dont_ask).not_to_be_checked()
+    with check("confirm.checkbox"):
+        expect(op_page.dialog.dont_ask).to_be_visible()
+        expect(op_page.dialog.dont_ask).not_to_be_checked()
 
 
 @pytest.mark.rules("confirm.buttons-focus")
 def test_focus_starts_on_cancel(op_page, op_client, op):
     asked(op_page, op_client, op, valid_input(op, op_client))
     dialog = op_page.dialog
-    expect(dialog.action(op.confirmation.action_label)).to_be_visible()
-    expect(dialog.cancel).to_be_focused()
+    with check("confirm.buttons-focus"):
+        expect(dialog.action(op.confirmation.action_label)).to_be_visible()
+        expect(dialog.cancel).to_be_focused()
 
 
 # Runs in the page within one task, so the operation has not finished yet: press the action,
@@ -241,12 +243,14 @@ PRESS_ACTION_THEN_TRY_TO_CLOSE = """
 def test_action_is_busy_and_the_dialog_stays_until_done(op_page, op_client, op):
     call = asked(op_page, op_client, op, valid_input(op, op_client))
     state = op_page.page.evaluate(PRESS_ACTION_THEN_TRY_TO_CLOSE, [op.confirmation.action_label, "やめる"])
-    assert state == {"openAfterAction": True, "actionBusy": True, "openAfterClosingAttempts": True}, (
-        f"while {op.name} runs the action button must be busy and nothing may close the dialog: {state}"
-    )
+    with check("confirm.busy"):
+        assert state == {"openAfterAction": True, "actionBusy": True, "openAfterClosingAttempts": True}, (
+            f"while {op.name} runs the action button must be busy and nothing may close the dialog: {state}"
+        )
     result = call.result()
     assert result["ok"] is True, result
-    expect(op_page.dialog.root).to_have_count(0)
+    with check("confirm.busy"):
+        expect(op_page.dialog.root, f"the dialog stays after {op.name} has finished").to_have_count(0)
 
 
 # --- 「このページでは今後尋ねない」 ----------------------------------------------------------
@@ -259,13 +263,15 @@ def test_dont_ask_then_action_stops_asking_for_seven_days(op_page, op_client, op
     op_page.dialog.action(op.confirmation.action_label).click()
     assert call.result()["ok"] is True
     after = op_page.storage.now()
-    stored = op_page.storage.read() or {}
-    skip = stored.get("skipConfirmUntil")
-    assert isinstance(skip, int) and before + SEVEN_DAYS_MS <= skip <= after + SEVEN_DAYS_MS, (
-        f"skipConfirmUntil should be 7 days after the choice ({before + SEVEN_DAYS_MS}…{after + SEVEN_DAYS_MS}): {stored}"
-    )
+    with check("confirm.skip"):
+        stored = op_page.storage.read() or {}
+        skip = stored.get("skipConfirmUntil")
+        assert isinstance(skip, int) and before + SEVEN_DAYS_MS <= skip <= after + SEVEN_DAYS_MS, (
+            f"skipConfirmUntil should be 7 days after the choice ({before + SEVEN_DAYS_MS}…{after + SEVEN_DAYS_MS}): {stored}"
+        )
     again, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client, marker="二回目"))
-    assert seen == "row", f"{op.name} asked again after 「このページでは今後尋ねない」"
+    with check("confirm.skip"):
+        assert seen == "row", f"{op.name} asked again after 「このページでは今後尋ねない」"
     assert again.result()["ok"] is True
 
 
@@ -273,13 +279,14 @@ def test_dont_ask_then_action_stops_asking_for_seven_days(op_page, op_client, op
 def test_cancel_does_not_save_dont_ask(op_page, op_client, op):
     call = asked(op_page, op_client, op, valid_input(op, op_client))
     op_page.dialog.dont_ask.check()
-    op_page.dialog.cancel.click()
-    assert_declined(call.result())
-    assert (op_page.storage.read() or {}).get("skipConfirmUntil") is None, op_page.storage.read()
+    cancelled(op_page, call)
+    with check("confirm.cancel-keeps-asking"):
+        stored = op_page.storage.read() or {}
+        assert stored.get("skipConfirmUntil") is None, f"「やめる」 saved the checkbox: {stored}"
     again, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client))
-    assert seen == "dialog", f"{op.name} ran without asking after 「やめる」"
-    op_page.dialog.cancel.click()
-    assert_declined(again.result())
+    with check("confirm.cancel-keeps-asking"):
+        assert seen == "dialog", f"{op.name} ran without asking after 「やめる」: {again.result()}"
+    cancelled(op_page, again)
 
 
 @pytest.mark.rules("storage.skip-expiry")
@@ -292,9 +299,9 @@ def test_expired_dont_ask_asks_again(op_page, op_client, op):
     op_client.wait_for_tools({op.name, read.name})
     assert op_client.call_when_ready(read.name, read.example)["ok"] is True
     call, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client))
-    assert seen == "dialog", f"{op.name} ran without asking although skipConfirmUntil had passed"
-    op_page.dialog.cancel.click()
-    assert_declined(call.result())
+    with check("storage.skip-expiry"):
+        assert seen == "dialog", f"{op.name} ran without asking although skipConfirmUntil had passed: {call.result()}"
+    cancelled(op_page, call)
 
 
 # --- declining -----------------------------------------------------------------------------
@@ -318,57 +325,59 @@ def click_backdrop(tool_page: ToolPage) -> None:
 def test_declining_returns_declined(op_page, op_client, op, answer):
     call = asked(op_page, op_client, op, valid_input(op, op_client))
     answer(op_page)
-    expect(op_page.dialog.root).to_have_count(0)
-    assert_declined(call.result())
+    with check("confirm.decline"):
+        expect(op_page.dialog.root).to_have_count(0)
+        assert_declined(call.result())
 
 
 # --- waiting -------------------------------------------------------------------------------
 
 @pytest.mark.rules("confirm.queue")
 def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, op):
-    read = contract.reader_of(op.tool)
     shown = asked(op_page, op_client, op, valid_input(op, op_client, marker="一つ目"))
     queued = []
     for marker in ("二つ目", "三つ目"):
         queued.append(op_client.start(op.name, valid_input(op, op_client, marker=marker)))
-        assert op_client.call(read.name, read.example)["ok"] is True  # the call before has arrived by now
-    expect(op_page.dialog.root).to_have_count(1)
-    # Answer whichever dialog is shown: 「やめる」, then the action, then 「やめる」.
-    op_page.dialog.cancel.click()
-    expect(op_page.dialog.root).to_be_visible()
-    op_page.dialog.action(op.confirmation.action_label).click()
-    expect(op_page.dialog.root).to_be_visible()
-    op_page.dialog.cancel.click()
-    expect(op_page.dialog.root).to_have_count(0)
-    codes = [r.get("error", {}).get("code", "ok") for r in (shown.result(), *(call.result() for call in queued))]
-    assert codes == ["declined", "ok", "declined"], f"the dialogs were not shown in arrival order: {codes}"
+        arrived(op_client, op)
+    with check("confirm.queue"):
+        expect(op_page.dialog.root).to_have_count(1)
+        # Answer whichever dialog is shown: 「やめる」, then the action, then 「やめる」.
+        op_page.dialog.cancel.click()
+        expect(op_page.dialog.root).to_be_visible()
+        op_page.dialog.action(op.confirmation.action_label).click()
+        expect(op_page.dialog.root).to_be_visible()
+        op_page.dialog.cancel.click()
+        expect(op_page.dialog.root).to_have_count(0)
+        codes = [r.get("error", {}).get("code", "ok") for r in (shown.result(), *(call.result() for call in queued))]
+        assert codes == ["declined", "ok", "declined"], f"the dialogs were not shown in arrival order: {codes}"
 
 
 @pytest.mark.rules("confirm.queue")
 def test_other_operations_do_not_wait_for_the_dialog(op_page, op_client, op):
     pending = asked(op_page, op_client, op, valid_input(op, op_client))
     read = contract.reader_of(op.tool)
-    result = op_client.call(read.name, read.example)
-    assert result["ok"] is True, result
-    expect(op_page.dialog.root).to_be_visible()
-    op_page.dialog.cancel.click()
-    assert_declined(pending.result())
+    with check("confirm.queue"):
+        result = op_client.call(read.name, read.example)
+        assert result["ok"] is True, result
+        expect(op_page.dialog.root, f"{read.name} answered only after the dialog closed").to_be_visible()
+    cancelled(op_page, pending)
 
 
 @pytest.mark.rules("confirm.timeout")
-def test_open_dialog_is_declined_after_50_seconds(context, clocked_page, client_for, op, real_time, record_property):
+def test_open_dialog_is_declined_after_50_seconds(context, clocked_page, client_for, op, real_time):
     client = client_for(clocked_page)
     turned_on(clocked_page, client)
-    args = valid_input(op, client)
-    call = asked(clocked_page, client, op, args)
+    call = asked(clocked_page, client, op, valid_input(op, client))
     started = time.monotonic()
     let_time_pass(context, clocked_page, DECISION_MS - 1_000, real_time)
-    expect(clocked_page.dialog.root).to_be_visible()
+    with check("confirm.timeout"):
+        expect(clocked_page.dialog.root, "the dialog closed before 50 s").to_be_visible()
     let_time_pass(context, clocked_page, 1_000, real_time)
-    expect(clocked_page.dialog.root).to_have_count(0, timeout=5_000)
-    assert_declined(call.result())
+    with check("confirm.timeout"):
+        expect(clocked_page.dialog.root, "the dialog is still open after 50 s").to_have_count(0, timeout=5_000)
+        assert_declined(call.result())
     # bench/speed.py reads this: the 50 seconds, not the page load, are what must be fast.
-    record_property("wall_seconds_for_50_seconds", round(time.monotonic() - started, 3))
+    finding(WALL_SECONDS_FOR_50_SECONDS, round(time.monotonic() - started, 3))
 
 
 @pytest.mark.rules("confirm.timeout-queued")
@@ -381,15 +390,15 @@ def test_queued_call_past_its_50_seconds_is_declined_without_a_dialog(context, c
     turned_on(clocked_page, client)
     first = asked(clocked_page, client, op, valid_input(op, client, marker="一つ目"))
     queued = client.start(op.name, valid_input(op, client, marker="二つ目"))
-    read = contract.reader_of(op.tool)
-    assert client.call(read.name, read.example)["ok"] is True  # the queued call has arrived by now
+    arrived(client, op)
     clocked_page.page.evaluate(COUNT_DIALOGS_OPENED)
     context.clock.fast_forward(DECISION_MS + 10_000)  # every due timer fires once, late
-    expect(clocked_page.dialog.root).to_have_count(0)
-    assert_declined(first.result())
-    assert_declined(queued.result())
-    opened = clocked_page.page.evaluate("window.__harnessDialogsOpened")
-    assert opened == 0, f"the queued call's dialog was shown ({opened}) although its 50 s had passed"
+    assert_declined(first.result())  # the open dialog's own 50 s (confirm.timeout)
+    with check("confirm.timeout-queued"):
+        expect(clocked_page.dialog.root, "the queued call's dialog opened after its 50 s").to_have_count(0)
+        opened = clocked_page.page.evaluate("window.__harnessDialogsOpened")
+        assert opened == 0, f"the queued call's dialog was shown ({opened}) although its 50 s had passed"
+        assert_declined(queued.result())
 
 
 # Counts dialogs that open from now on, even for an instant: a dialog element added to the page,
@@ -413,13 +422,15 @@ COUNT_DIALOGS_OPENED = """() => {
 def test_switch_off_declines_waiting_calls_and_closes_the_dialog(op_page, op_client, open_tool, op):
     first = asked(op_page, op_client, op, valid_input(op, op_client, marker="一つ目"))
     queued = op_client.start(op.name, valid_input(op, op_client, marker="二つ目"))
+    arrived(op_client, op)
     # The dialog is modal: the switch is turned off where the user can reach it, in another tab.
     other = open_tool(op.tool)
     other.turn_off()
-    expect(op_page.switch).not_to_be_checked()
-    expect(op_page.dialog.root).to_have_count(0)
-    assert_declined(first.result())
-    assert_declined(queued.result())
+    expect(op_page.switch).not_to_be_checked()  # the other tab's choice reached this one
+    with check("confirm.switch-off"):
+        expect(op_page.dialog.root, "the dialog stays open after the switch went off").to_have_count(0)
+        assert_declined(first.result())
+        assert_declined(queued.result())
 
 
 HIDE_PAGE = """() => {
@@ -436,10 +447,10 @@ def test_dialog_opens_in_a_background_tab(op_page, op_client, context, op):
     if op_page.page.evaluate("document.visibilityState") != "hidden":
         op_page.page.evaluate(HIDE_PAGE)  # headless Chromium keeps every tab visible: say it is hidden
     call = op_client.start(op.name, valid_input(op, op_client))
-    expect(op_page.dialog.root).to_be_visible()
+    with check("confirm.background-tab"):
+        expect(op_page.dialog.root, "no dialog opened while the tab was in the background").to_be_visible()
     op_page.page.bring_to_front()
-    op_page.dialog.cancel.click()
-    assert_declined(call.result())
+    cancelled(op_page, call)
 
 
 # --- check first ---------------------------------------------------------------------------
@@ -457,8 +468,7 @@ def test_check_fails_before_any_dialog(open_tool, client_for, op):
     else:
         args, code = valid_input(op, client), "not_ready"
     call, seen = start_and_see(tool_page, client, op.name, args)
-    if seen == "dialog":
-        tool_page.dialog.cancel.click()
-        pytest.fail(f"{op.name} showed the confirmation dialog for an input its check rejects")
-    result = call.result()
-    assert result["ok"] is False and result["error"]["code"] == code, result
+    with check("call.check-first"):
+        assert seen == "row", f"{op.name} showed the confirmation dialog for an input its check rejects"
+        result = call.result()
+        assert result["ok"] is False and result["error"]["code"] == code, result
