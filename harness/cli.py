@@ -57,6 +57,19 @@ def _verify(args: argparse.Namespace) -> int:
     return verify.run(args)
 
 
+def _report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from harness import report
+
+    report.merge([Path(folder) for folder in args.merge], Path(args.out), ["ja", "en"])
+    problems = report.check_report(Path(args.out))
+    for problem in problems:
+        print(f"report: {problem}")
+    print(f"report: wrote {Path(args.out) / 'verification.md'} from {len(args.merge)} runs")
+    return 1 if problems else 0
+
+
 def _selftest(args: argparse.Namespace) -> int:
     from harness import selftest
 
@@ -104,6 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--real-time", action="store_true", help="wait out the 50-second rule in real time")
     verify.add_argument("pytest_args", nargs="*", help="further pytest arguments (after --)")
     verify.set_defaults(run=_verify)
+
+    report = commands.add_parser("report", help="one Verification table from the folders of several verify runs")
+    report.add_argument("--merge", nargs="+", required=True, metavar="DIR", help="verify output folders (run.json, results.json)")
+    report.add_argument("--out", default="verification/merged", help="output folder (default: verification/merged)")
+    report.set_defaults(run=_report)
 
     selftest = commands.add_parser("selftest", help="unit tests, the scenarios on Chromium, and the fault proof")
     selftest.add_argument("--workers", default="2", help="processes at once (default 2)")

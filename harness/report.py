@@ -182,7 +182,11 @@ def rule_cell(rule: str, browser: str, path: str, rows: list[dict], unavailable:
 
 def _machine() -> str:
     cpu = platform.processor() or platform.machine()
-    return f"{platform.system()} {platform.release()} ({cpu}, {os.cpu_count()} cores)"
+    try:
+        system = platform.freedesktop_os_release()["PRETTY_NAME"]
+    except (OSError, KeyError):
+        system = platform.system()
+    return f"{platform.node()}: {system}, {platform.system()} {platform.release()} ({cpu}, {os.cpu_count()} cores)"
 
 
 def _join(items, lang):
@@ -245,18 +249,54 @@ def _calls_row(path: str, rows: list[dict], browsers: list[str], unavailable: di
     return f"| {t['paths'][path]} | {envs} | {result.replace('|', '/')} |"
 
 
-def render(results: list[dict], statuses, args, lang: str) -> str:
+def describe_run(statuses, args) -> dict:
+    """What a run was (run.json beside results.json): the machine, the target, the call paths, and
+    each browser configuration with its version or why it could not run."""
+    return {
+        "machine": _machine(),
+        "target": args.target,
+        "call_paths": list(args.call_path or CALL_PATHS),
+        "parts": {k: v for k, v in versions.parts().items() if v},
+        "statuses": [{"name": s.name, "available": s.available, "detail": s.detail} for s in statuses],
+    }
+
+
+def merge_runs(runs: list[dict]) -> dict:
+    """One description for runs made on several machines or with several browser sets: a browser
+    configuration that ran anywhere ran; each one is named with the machine it ran on."""
+    machines = list(dict.fromkeys(run["machine"] for run in runs))
+    statuses: dict[str, dict] = {}
+    for run in runs:
+        for status in run["statuses"]:
+            detail = status["detail"] + (f" on {run['machine']}" if len(machines) > 1 and status["available"] else "")
+            known = statuses.get(status["name"])
+            if known is None or (status["available"] and not known["available"]):
+                statuses[status["name"]] = {**status, "detail": detail}
+            elif status["available"] and known["available"] and detail not in known["detail"]:
+                known["detail"] += f"; {detail}"
+    order = list(CONFIGS)
+    return {
+        "machine": "; ".join(machines),
+        "target": "; ".join(dict.fromkeys(run["target"] for run in runs)),
+        "call_paths": [p for p in CALL_PATHS if any(p in run["call_paths"] for run in runs)],
+        "parts": {k: v for run in runs for k, v in run["parts"].items()},
+        "statuses": sorted(statuses.values(), key=lambda st: order.index(st["name"]) if st["name"] in order else len(order)),
+    }
+
+
+def render(results: list[dict], run: dict, lang: str) -> str:
     t = TEXT[lang]
-    browsers = [s.name for s in statuses]
-    detail = {s.name: s.detail for s in statuses}
-    unavailable = {s.name: s.detail for s in statuses if not s.available}
-    ran = [s for s in statuses if s.available]
-    paths = list(args.call_path or CALL_PATHS)
-    target_desc = args.target if args.target != "reference" else t["reference"]
-    parts = {k: v for k, v in versions.parts().items() if v}
-    lines = [t["title"], "", t["env"].format(machine=_machine(), target=target_desc)]
-    lines.append(t["browsers"].format(browsers=_join((f"{s.detail} [{s.name}]" for s in ran), lang)))
-    flagged = [f"{s.detail} [{s.name}]" for s in ran if CONFIGS[s.name].webmcp_flag]
+    statuses = run["statuses"]
+    browsers = [s["name"] for s in statuses]
+    detail = {s["name"]: s["detail"] for s in statuses}
+    unavailable = {s["name"]: s["detail"] for s in statuses if not s["available"]}
+    ran = [s for s in statuses if s["available"]]
+    paths = list(run["call_paths"])
+    target_desc = run["target"] if run["target"] != "reference" else t["reference"]
+    parts = run["parts"]
+    lines = [t["title"], "", t["env"].format(machine=run["machine"], target=target_desc)]
+    lines.append(t["browsers"].format(browsers=_join((f"{s['detail']} [{s['name']}]" for s in ran), lang)))
+    flagged = [f"{s['detail']} [{s['name']}]" for s in ran if CONFIGS[s["name"]].webmcp_flag]
     if flagged:
         lines.append(t["flag"].format(flagged=_join(flagged, lang)))
     lines += [t["versions"].format(parts=_join((f"{k} {v}" for k, v in parts.items()), lang)), ""]
@@ -350,15 +390,32 @@ def _findings(results: list[dict], detail: dict[str, str], lang: str) -> list[st
     return out
 
 
-def write_reports(out: Path, results: list[dict], statuses, args, langs: list[str]) -> None:
+def write_reports(out: Path, results: list[dict], run: dict, langs: list[str]) -> None:
+    (out / "run.json").write_text(json.dumps(run, ensure_ascii=False, indent=1), encoding="utf-8")
     for lang in langs:
         name = "verification.md" if lang == "ja" else f"verification.{lang}.md"
-        (out / name).write_text(render(results, statuses, args, lang), encoding="utf-8")
+        (out / name).write_text(render(results, run, lang), encoding="utf-8")
+
+
+def merge(folders: list[Path], out: Path, langs: list[str]) -> int:
+    """`python -m harness report --merge DIR…`: one Verification table from several runs' folders."""
+    runs, rows = [], []
+    for folder in folders:
+        missing = [name for name in ("run.json", "results.json") if not (folder / name).is_file()]
+        if missing:
+            raise SystemExit(f"report --merge: {folder} is not a verify folder (no {', '.join(missing)})")
+        run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+        runs.append(run)
+        rows += [{**row, "machine": run["machine"]} for row in json.loads((folder / "results.json").read_text(encoding="utf-8"))]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
+    write_reports(out, rows, merge_runs(runs), langs)
+    return 0
 
 
 # --- the report's own check ------------------------------------------------------------------
 
-REPORT_FILES = ("verification.md", "verification.en.md", "results.json", "junit.xml")
+REPORT_FILES = ("verification.md", "verification.en.md", "results.json", "run.json")
 _CELL = re.compile(r"^(確認済み|不合格|未確認|既知の違い|—)(?: (?:\[\d+\])+)?$")
 
 

@@ -14,7 +14,7 @@ from playwright.sync_api import sync_playwright
 
 from harness.browsers import CONFIGS, BrowserMissing, resolve
 from harness.paths import ROOT
-from harness.report import check_report, write_reports
+from harness.report import check_report, describe_run, write_reports
 
 
 @dataclass
@@ -78,9 +78,9 @@ def run(args) -> int:
         ]
         code = subprocess.run(command, cwd=ROOT).returncode
     results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else []
-    write_reports(out, results, statuses, args, langs=["ja", args.lang] if args.lang != "ja" else ["ja"])
+    write_reports(out, results, describe_run(statuses, args), langs=["ja", args.lang] if args.lang != "ja" else ["ja"])
     print(f"verify: wrote {out / 'verification.md'}, results.json and junit.xml", flush=True)
-    for problem in check_report(out):
+    for problem in check_report(out) + ([] if (out / "junit.xml").is_file() else ["junit.xml is missing"]):
         print(f"verify: the report does not bear out its results: {problem}", flush=True)
         code = code or 1
     if code == 5:

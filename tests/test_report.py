@@ -38,8 +38,8 @@ def row(scenario="scenarios/test_switch.py::test_a", browser="chromium", path="i
     }
 
 
-def rendered(rows, **kw):
-    return report.render(rows, STATUSES, args(**kw), "ja")
+def rendered(rows, statuses=STATUSES, lang="ja", **kw):
+    return report.render(rows, report.describe_run(statuses, args(**kw)), lang)
 
 
 def rule_line(text: str, rule: str) -> list[str]:
@@ -144,8 +144,7 @@ def test_in_page_only_run_shows_the_relay_row_and_relay_rules_unverified():
 
 
 def test_one_browser_only():
-    statuses = STATUSES[:1]
-    text = report.render([row()], statuses, args(), "ja")
+    text = rendered([row()], statuses=STATUSES[:1])
     assert header(text) == ["chromium · in-page", "chromium · relay"]
 
 
@@ -211,11 +210,12 @@ def test_check_report_accepts_what_render_wrote(tmp_path, rows):
     assert report.check_report(tmp_path) == []
 
 
-def write(folder, rows, text=None):
+def write(folder, rows, text=None, statuses=STATUSES):
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.json").write_text(json.dumps(rows), encoding="utf-8")
-    (folder / "junit.xml").write_text("<testsuites/>", encoding="utf-8")
-    (folder / "verification.md").write_text(text or rendered(rows), encoding="utf-8")
-    (folder / "verification.en.md").write_text(report.render(rows, STATUSES, args(), "en"), encoding="utf-8")
+    report.write_reports(folder, rows, report.describe_run(statuses, args()), ["ja", "en"])
+    if text:
+        (folder / "verification.md").write_text(text, encoding="utf-8")
 
 
 def test_check_report_finds_a_cell_the_results_do_not_bear_out(tmp_path):
@@ -230,7 +230,40 @@ def test_check_report_finds_a_cell_the_results_do_not_bear_out(tmp_path):
 
 def test_check_report_finds_missing_files_and_malformed_tables(tmp_path):
     assert report.check_report(tmp_path) == [f"{name} is missing" for name in report.REPORT_FILES]
+    (tmp_path / "results.json").unlink(missing_ok=True)
     rows = [row()]
     text = rendered(rows)
     write(tmp_path, rows, text.replace("| 確認済み |", "| 確認済み | extra |", 1))
     assert any("cells" in p for p in report.check_report(tmp_path))
+
+
+def test_merge_of_runs_on_different_browser_sets_is_one_run_over_both(tmp_path):
+    flagged = [row(), row(path="relay", rules=("relay.names",))]
+    noflag = [row(browser="chromium-noflag"), row(browser="chromium-noflag", outcome="failed", broken="switch.control",
+                                                   tool="drawio", checked={"switch.control": "failed"})]
+    missing = STATUSES[2]
+    first = [STATUSES[0], ConfigStatus("chromium-noflag", False, "not asked for"), missing]
+    second = [ConfigStatus("chromium", False, "not asked for"), STATUSES[1], missing]
+    write(tmp_path / "a", flagged, statuses=first)
+    write(tmp_path / "b", noflag, statuses=second)
+    report.merge([tmp_path / "a", tmp_path / "b"], tmp_path / "merged", ["ja"])
+    write(tmp_path / "both", flagged + noflag)
+    assert (tmp_path / "merged" / "verification.md").read_text() == (tmp_path / "both" / "verification.md").read_text()
+    assert report.check_report(tmp_path / "merged") == ["verification.en.md is missing"]  # only Japanese was asked for
+
+
+def test_merge_names_each_machine(tmp_path):
+    write(tmp_path / "a", [row()])
+    run = json.loads((tmp_path / "a" / "run.json").read_text())
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "results.json").write_text(json.dumps([row(browser="chromium-noflag")]))
+    (tmp_path / "b" / "run.json").write_text(json.dumps({**run, "machine": "mac: macOS 15 (arm64, 8 cores)"}))
+    report.merge([tmp_path / "a", tmp_path / "b"], tmp_path / "merged", ["ja"])
+    text = (tmp_path / "merged" / "verification.md").read_text()
+    assert "mac: macOS 15" in text and run["machine"] in text
+    assert "on mac: macOS 15" in text
+
+
+def test_merge_refuses_a_folder_that_is_not_a_run(tmp_path):
+    with pytest.raises(SystemExit, match="not a verify folder"):
+        report.merge([tmp_path], tmp_path / "out", ["ja"])
