@@ -1,16 +1,29 @@
 """The canvas scenarios' agent (slides, excalidraw, drawio): a client whose tool is switched on and
-loaded, the ways through a call the scenarios share, and what the open document is."""
+loaded, the ways through a call the scenarios share, and what the open document is.
+
+The helpers assert; whether an assertion decides a rule is the caller's: inside its
+`with check(...)` it does, outside it is a step."""
 
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
+import jsonschema
 from playwright.sync_api import expect
 
 from harness import contract
-from harness.clients import parse_result
+from harness.clients import PendingCall, parse_result
+from harness.inputs import registered_enum
 from harness.pages import ToolPage
 
+
+def assert_success(name: str, result: dict) -> None:
+    """`result` is a success of `name` with the operation's result shape."""
+    assert result["ok"] is True, f"{name} failed: {result}"
+    try:
+        contract.BY_NAME[name].validate_result(result)
+    except jsonschema.ValidationError as error:
+        raise AssertionError(f"{name}'s result is not its success shape: {error.message}: {_short(result)}") from None
 
 
 class Agent:
@@ -20,21 +33,31 @@ class Agent:
         self.tool_page = tool_page
         self.client = client
 
+    @property
+    def reader(self) -> str:
+        return contract.reader_of(self.tool_page.tool).name
+
     def ok(self, name: str, arguments: dict | None = None) -> dict:
         """A call that must succeed with the operation's result shape."""
         result = self.client.call(name, arguments or {})
-        assert result["ok"] is True, f"{name} failed: {result}"
-        contract.BY_NAME[name].validate_result(result)
+        assert_success(name, result)
         return result
 
-    def fails(self, name: str, arguments: dict, code: str) -> dict:
-        """A call that must fail with `code`, decided before any confirmation dialog."""
+    def read(self) -> dict:
+        return self.ok(self.reader)
+
+    def _start_and_see(self, name: str, arguments: dict) -> tuple[PendingCall, bool]:
+        """Start a call and wait until it shows a dialog or is decided (its log row appears).
+        Returns the pending call and whether a dialog asked."""
         rows = self.tool_page.log.root.get_by_role("listitem", include_hidden=True)
         before = rows.count()
         pending = self.client.start(name, arguments)
-        # The call's log row (added once its result is decided) or a dialog, whichever comes first.
         expect(self.tool_page.dialog.root.or_(rows.nth(before)).first).to_be_visible()
-        asked = self.tool_page.dialog.root.is_visible()
+        return pending, self.tool_page.dialog.root.is_visible()
+
+    def fails(self, name: str, arguments: dict, code: str) -> dict:
+        """A call that must fail with `code`, decided before any confirmation dialog."""
+        pending, asked = self._start_and_see(name, arguments)
         if asked:
             self.tool_page.dialog.cancel.click()
         result = pending.result()
@@ -58,24 +81,22 @@ class Agent:
             f"{name}({_short(arguments)}) was not refused as invalid_input: {result}"
         )
 
-    def confirmed(self, name: str, arguments: dict | None = None) -> dict:
-        """A confirming operation: start it, press the dialog's action button, take the result."""
-        pending = self.client.start(name, arguments or {})
-        action = self.tool_page.dialog.action(contract.BY_NAME[name].confirmation.action_label)
-        expect(action, f"{name} opened no confirmation dialog").to_be_visible()
-        action.click()
+    def confirm(self, name: str, arguments: dict | None = None) -> tuple[bool, dict]:
+        """A confirming operation: start it and press its dialog's action button.
+
+        Returns whether a dialog asked, and the result (unchecked): a call decided without a
+        dialog comes back as it is, for the caller's checks to judge."""
+        pending, asked = self._start_and_see(name, arguments or {})
+        if asked:
+            self.tool_page.dialog.action(contract.BY_NAME[name].confirmation.action_label).click()
         result = pending.result()
-        assert result["ok"] is True, f"{name} failed: {result}"
-        contract.BY_NAME[name].validate_result(result)
-        expect(self.tool_page.dialog.root).to_be_hidden()
-        return result
-
-    def read(self) -> dict:
-        return self.ok(contract.reader_of(self.tool_page.tool).name)
+        if asked:
+            expect(self.tool_page.dialog.root).to_be_hidden()
+        return asked, result
 
 
-def _short(arguments: dict) -> str:
-    text = repr(arguments)
+def _short(value) -> str:
+    text = repr(value)
     return text if len(text) < 200 else text[:200] + "…"
 
 
@@ -96,8 +117,10 @@ def expected_document_id(tool_page: ToolPage) -> str | None:
     return values[0] if values else None
 
 
-def assert_is_open_document(tool_page: ToolPage, document: dict) -> None:
-    """`document` is the page's open document: its name is the page's <title>, its id the URL's."""
+def assert_is_open_document(tool_page: ToolPage, read: dict) -> None:
+    """The read's `document` is the page's open document: its name is the page's <title>, its id the URL's."""
+    assert isinstance(read.get("document"), dict), f"the read's result names no document: {_short(read)}"
+    document = read["document"]
     title = tool_page.page.title()
     assert document["name"] == title, f"document {document} is not the open one (title {title!r})"
     profile_title = tool_page.target.tools[tool_page.tool].title
@@ -108,9 +131,11 @@ def assert_is_open_document(tool_page: ToolPage, document: dict) -> None:
         assert document["id"] == expected_id, f"document.id is {document['id']!r}, the page opened {expected_id!r}"
 
 
-def example_input(client, op: contract.Operation) -> dict:
-    """An input of the right shape; the theme comes from the registered enum (the contract has none)."""
+def schema_valid_input(client, op: contract.Operation) -> dict:
+    """An input that `op`'s schema accepts, made without reading the document (there may be none
+    open, or none loaded yet): the contract's example, with the theme from the registered enum."""
     if op.name == "slides_set_theme":
-        info = next(i for i in client.tools() if i.name == op.name)
-        return {"theme": info.input_schema["properties"]["theme"]["enum"][0]}
-    return op.example
+        themes = registered_enum(client, op.name, "theme")
+        assert themes, "slides_set_theme registered no theme enum"
+        return {"theme": themes[0]}
+    return dict(op.example)

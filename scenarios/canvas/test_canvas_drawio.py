@@ -3,22 +3,18 @@
 import re
 
 import pytest
+from canvas_agent import assert_is_open_document, assert_success
 from playwright.sync_api import expect
 
 from harness import contract
+from harness.checks import check
+from harness.inputs import EMPTY_DRAWIO_MODEL, drawio_vertex
 
 pytestmark = pytest.mark.tool("drawio")
 
-EMPTY_MODEL = '<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/></root></mxGraphModel>'
-
-
-def vertex(cell_id: str, label: str, x: int = 40, y: int = 240) -> str:
-    return (f'<mxCell id="{cell_id}" value="{label}" style="rounded=0;whiteSpace=wrap;html=1;" vertex="1" parent="1">'
-            f'<mxGeometry x="{x}" y="{y}" width="140" height="60" as="geometry"/></mxCell>')
-
 
 def model(*cells: str) -> str:
-    return EMPTY_MODEL.replace("</root>", "".join(cells) + "</root>")
+    return EMPTY_DRAWIO_MODEL.replace("</root>", "".join(cells) + "</root>")
 
 
 def editor(tool_page):
@@ -33,21 +29,26 @@ def cell_ids(xml: str) -> list[str]:
 @pytest.mark.rules("drawio.read", "canvas.open-document")
 def test_read_returns_the_open_diagrams_xml(agent, tool_page):
     """drawio_read は、document と図の XML を返す。"""
-    read = agent.read()
-    assert "<mxGraphModel" in read["xml"] and cell_ids(read["xml"]), read["xml"][:300]
+    read = agent.client.call("drawio_read")
+    with check("canvas.open-document"):
+        assert_is_open_document(tool_page, read)
+    with check("drawio.read"):
+        assert_success("drawio_read", read)
+        assert "<mxGraphModel" in read["xml"] and cell_ids(read["xml"]), read["xml"][:300]
 
 
 @pytest.mark.rules("drawio.add-cells")
 def test_added_cells_are_read_back_and_shown(agent, tool_page):
     """drawio_add_cells は今の XML に mxCell を足して読み込み直し、count を返す。利用者の図にも出る。"""
     before = agent.read()["xml"]
-    cells = vertex("harness-a", "ハーネスの四角A") + vertex("harness-b", "ハーネスの四角B", x=240)
-    result = agent.ok("drawio_add_cells", {"cells": cells})
-    assert result["count"] == 2, result
-    after = agent.read()["xml"]
-    assert cell_ids(after) == cell_ids(before) + ["harness-a", "harness-b"], after
-    for label in ("ハーネスの四角A", "ハーネスの四角B"):
-        expect(editor(tool_page).get_by_text(label, exact=True).first).to_be_visible()
+    cells = drawio_vertex("harness-a", "ハーネスの四角A") + drawio_vertex("harness-b", "ハーネスの四角B", x=240)
+    with check("drawio.add-cells"):
+        result = agent.ok("drawio_add_cells", {"cells": cells})
+        assert result["count"] == 2, result
+        after = agent.read()["xml"]
+        assert cell_ids(after) == cell_ids(before) + ["harness-a", "harness-b"], after
+        for label in ("ハーネスの四角A", "ハーネスの四角B"):
+            expect(editor(tool_page).get_by_text(label, exact=True).first).to_be_visible()
 
 
 @pytest.mark.rules("drawio.cell-id-clash")
@@ -55,33 +56,41 @@ def test_cell_with_an_id_in_the_diagram_is_invalid_input(agent):
     """drawio_add_cells は、今の図にある id と同じ id の mxCell を渡されたときに、invalid_input を返す。"""
     before = agent.read()["xml"]
     taken = [i for i in cell_ids(before) if i not in ("0", "1")] or cell_ids(before)
-    agent.fails("drawio_add_cells", {"cells": vertex(taken[-1], "重なる id")}, "invalid_input")
-    assert agent.read()["xml"] == before, "a refused drawio_add_cells changed the diagram"
+    with check("drawio.cell-id-clash"):
+        agent.fails("drawio_add_cells", {"cells": drawio_vertex(taken[-1], "重なる id")}, "invalid_input")
+        assert agent.read()["xml"] == before, "a refused drawio_add_cells changed the diagram"
 
 
 @pytest.mark.rules("drawio.cell-id-clash")
 def test_cell_id_repeated_in_one_call_is_invalid_input(agent):
     """invalid_input を返すとき: 識別子が重なる(同じ呼び出しの 2 つの mxCell の id)。"""
     before = agent.read()["xml"]
-    agent.fails("drawio_add_cells", {"cells": vertex("harness-twice", "一") + vertex("harness-twice", "二", x=240)}, "invalid_input")
-    assert agent.read()["xml"] == before
+    twice = drawio_vertex("harness-twice", "一") + drawio_vertex("harness-twice", "二", x=240)
+    with check("drawio.cell-id-clash"):
+        agent.fails("drawio_add_cells", {"cells": twice}, "invalid_input")
+        assert agent.read()["xml"] == before, "a refused drawio_add_cells changed the diagram"
 
 
 @pytest.mark.rules("drawio.invalid-xml")
 def test_unreadable_cells_are_invalid_input(agent):
     """XML を読めないときは、invalid_input を返す。"""
     before = agent.read()["xml"]
-    agent.fails("drawio_add_cells", {"cells": '<mxCell id="harness-broken" parent="1"'}, "invalid_input")
-    assert agent.read()["xml"] == before
+    with check("drawio.invalid-xml"):
+        agent.fails("drawio_add_cells", {"cells": '<mxCell id="harness-broken" parent="1"'}, "invalid_input")
+        assert agent.read()["xml"] == before, "a refused drawio_add_cells changed the diagram"
 
 
 @pytest.mark.rules("drawio.write", "confirm.which")
 def test_write_replaces_the_diagram_and_reads_back_exactly(agent, tool_page):
     """全体を置き換える操作の後に図を読むと、渡した XML だけが返る。"""
-    xml = model(vertex("harness-only", "置き換えた図"))
-    agent.confirmed("drawio_write", {"xml": xml})
-    assert agent.read()["xml"] == xml
-    expect(editor(tool_page).get_by_text("置き換えた図", exact=True).first).to_be_visible()
+    xml = model(drawio_vertex("harness-only", "置き換えた図"))
+    asked, result = agent.confirm("drawio_write", {"xml": xml})
+    with check("confirm.which"):
+        assert asked or result["ok"] is False, f"drawio_write replaced the diagram without the confirmation dialog: {result}"
+    with check("drawio.write"):
+        assert_success("drawio_write", result)
+        assert agent.read()["xml"] == xml, "drawio_read does not return the XML just written"
+        expect(editor(tool_page).get_by_text("置き換えた図", exact=True).first).to_be_visible()
 
 
 @pytest.mark.rules("drawio.invalid-xml")
@@ -89,8 +98,9 @@ def test_write_replaces_the_diagram_and_reads_back_exactly(agent, tool_page):
 def test_unreadable_xml_is_refused_and_the_diagram_kept(agent, xml):
     """XML を読めないときは、invalid_input を返し、図は変わらない。"""
     before = agent.read()["xml"]
-    agent.fails("drawio_write", {"xml": xml}, "invalid_input")
-    assert agent.read()["xml"] == before
+    with check("drawio.invalid-xml"):
+        agent.fails("drawio_write", {"xml": xml}, "invalid_input")
+        assert agent.read()["xml"] == before, "a refused drawio_write changed the diagram"
 
 
 @pytest.mark.rules("limits.one-megabyte")
@@ -99,7 +109,8 @@ def test_over_one_megabyte_is_too_large(agent, field):
     """xml と cells は、UTF-8 で 1 MB まで。超えるときは、too_large を返す(日本語 1.2 MB も)。"""
     before = agent.read()["xml"]
     name = "drawio_write" if field == "xml" else "drawio_add_cells"
-    for label in ("図" * 400_000, "a" * contract.ONE_MEGABYTE):
-        text = model(vertex("harness-big", label)) if field == "xml" else vertex("harness-big", label)
-        agent.fails(name, {field: text}, "too_large")
-    assert agent.read()["xml"] == before
+    with check("limits.one-megabyte"):
+        for label in ("図" * 400_000, "a" * contract.ONE_MEGABYTE):
+            text = model(drawio_vertex("harness-big", label)) if field == "xml" else drawio_vertex("harness-big", label)
+            agent.fails(name, {field: text}, "too_large")
+        assert agent.read()["xml"] == before, f"a refused {name} changed the diagram"
