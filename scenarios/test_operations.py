@@ -1,51 +1,129 @@
 """Every operation of the tool can be called and answers with a JSON result (ADR-0044 Decisions
 4 and 5; the Verification table's rows, one per call path)."""
 
+import time
+
+import jsonschema
 import pytest
 
 from harness import contract
+from harness.checks import CONTACTED, OPERATIONS_CALLED, HarnessError, check, finding
+from harness.inputs import valid_input
+
+
+def start_answered(tool_page, client, op, arguments):
+    """Start a call; a confirming operation's dialog is answered with its action button."""
+    call = client.start(op.name, arguments)
+    if op.confirmation:
+        tool_page.dialog.action(op.confirmation.action_label).click()
+    return call
+
+
+def wait_for_operations(tool_page, client, tool, target):
+    """The tool's operations as the client lists them. On the relay path, a tab that never
+    reaches the relay breaks relay.calls when the page never opened a WebSocket to the relay's
+    port (the port it was given); otherwise it is the harness's trouble."""
+    try:
+        return client.wait_for_tools(contract.names_of(tool))
+    except HarnessError as error:
+        never_listed = error
+    if client.path == "relay":
+        socket = f"ws://127.0.0.1:{target.relay_port}"
+        with check("relay.calls"):
+            assert socket in tool_page.contacted, (
+                f"the page never connected to the relay at {socket}; it contacted {sorted(tool_page.contacted)}")
+    raise never_listed
 
 
 @pytest.mark.rules("relay.calls", "result.json-string")
-def test_every_operation_answers(tool_page, client, tool, record_property):
-    ops = contract.operations_of(tool)
+def test_every_operation_answers(tool_page, client, tool, target):
     tool_page.turn_on()
-    client.wait_for_tools({op.name for op in ops})
-    read = next(op for op in ops if contract.READ_ONLY in op.annotations)
-    client.call_when_ready(read.name)  # the editor has finished loading
+    wait_for_operations(tool_page, client, tool, target)
+    client.call_when_ready(contract.reader_of(tool).name)  # the editor has finished loading
     answers = {}
-    for op in ops:
-        call = client.start(op.name, op.example)
-        if op.confirmation:
-            tool_page.dialog.action(op.confirmation.action_label).click()
-        result = call.result()
-        code = "ok" if result["ok"] else result["error"]["code"]
-        assert code == "ok" or code in contract.ERROR_CODES, f"{op.name}: unknown error code {code!r}"
-        if result["ok"]:
-            op.validate_result(result)
-        answers[op.name] = code
-    record_property("operations", answers)
+    try:
+        for op in contract.operations_of(tool):
+            call = start_answered(tool_page, client, op, valid_input(op, client))
+            with check("relay.calls", subject=op.name):
+                result = call.result()
+                answers[op.name] = "ok" if result["ok"] else result["error"]["code"]
+                assert result["ok"] is True, f"{op.name} answered a valid call with {result}"
+                try:
+                    op.validate_result(result)
+                except jsonschema.ValidationError as error:
+                    raise AssertionError(f"{op.name}'s result is not the contract's shape: {error.message} "
+                                         f"(at {'/'.join(map(str, error.absolute_path)) or 'the top'})") from None
+    finally:
+        finding(OPERATIONS_CALLED, answers)
+
+
+@pytest.mark.rules("switch.on-registers")
+@pytest.mark.call_paths("in-page")
+def test_switch_on_then_one_read_succeeds(open_tool, client_for, tool, call_path):
+    """The fault proof's sentinel, run beside every fault: it leans on as little as it can (any
+    switch in the header, already on or not; one read), so that only a fault that breaks the
+    switch or registration itself breaks it."""
+    tool_page = open_tool(tool)
+    switch = tool_page.page.get_by_role("banner").get_by_role("switch")
+    if not switch.is_checked():
+        switch.click()
+    read = contract.reader_of(tool)
+    client = client_for(tool_page)
+    with check("switch.on-registers"):
+        client.wait_for_tools({read.name})
+        result = client.call_when_ready(read.name)
+        assert result["ok"] is True, f"{read.name} answered {result}"
+
+
+class Requests:
+    """The page's requests in flight, followed from its request events."""
+
+    def __init__(self, page):
+        self.page = page
+        self.in_flight: set = set()
+        self.changed = time.monotonic()
+        page.on("request", self._started)
+        page.on("requestfinished", self._ended)
+        page.on("requestfailed", self._ended)
+
+    def _started(self, request) -> None:
+        self.in_flight.add(request)
+        self.changed = time.monotonic()
+
+    def _ended(self, request) -> None:
+        self.in_flight.discard(request)
+        self.changed = time.monotonic()
+
+    def settle(self, quiet: float = 0.5, timeout: float = 15.0) -> None:
+        """Until no request has been in flight for `quiet` seconds, or `timeout` passed: not
+        networkidle, which a page whose relay widget retries never reaches. Every request has
+        been seen as it started, so a deadline passed still leaves nothing unrecorded."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(100)  # Playwright dispatches the page's events meanwhile
+            if not self.in_flight and time.monotonic() - self.changed >= quiet:
+                return
 
 
 @pytest.mark.rules("network.local-only")
 @pytest.mark.call_paths("in-page")
-def test_page_contacts_only_its_origin_and_the_local_relay(relay, tool_page, client, tool, target, record_property, call_path):
+def test_page_contacts_only_its_origin_and_the_local_relay(relay, tool_page, client, tool, target, call_path):
     # As a user has it: the relay running, so the relay script connects instead of scanning ports.
     # Every operation once, and every value of every enum input (a theme may load its own assets).
-    ops = contract.operations_of(tool)
+    requests = Requests(tool_page.page)
     tool_page.turn_on()
     registered = {info.name: info for info in client.wait_for_tools(contract.names_of(tool))}
     client.call_when_ready(contract.reader_of(tool).name)
-    for op in ops:
-        if op.confirmation:
-            continue
-        inputs = [op.example]
+    for op in contract.operations_of(tool):
+        valid = valid_input(op, client)
+        inputs = [valid]
         for key, schema in registered[op.name].input_schema.get("properties", {}).items():
-            inputs += [{**op.example, key: value} for value in schema.get("enum", [])]
+            inputs += [{**valid, key: value} for value in schema.get("enum", [])]
         for arguments in inputs:
-            client.call(op.name, arguments)
-    tool_page.page.wait_for_load_state("networkidle")
-    record_property("contacted", sorted(tool_page.contacted))
+            start_answered(tool_page, client, op, arguments).result()
+    requests.settle()
+    finding(CONTACTED, sorted(tool_page.contacted))
     foreign = sorted(o for o in tool_page.contacted
                      if o not in (target.origin, "data:", "blob:") and not o.startswith(("ws://127.0.0.1:", "ws://[::1]:")))
-    assert not foreign, f"the {tool} page contacted {foreign} besides {target.origin} and the local relay"
+    with check("network.local-only"):
+        assert not foreign, f"the {tool} page contacted {foreign} besides {target.origin} and the local relay"

@@ -6,6 +6,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from harness.checks import check
+
 
 def test_page_opens_with_its_documents_name_as_title(open_tool, target, page_tool):
     tool_page = open_tool(page_tool)
@@ -19,7 +21,9 @@ def test_page_opens_with_its_documents_name_as_title(open_tool, target, page_too
 @pytest.mark.rules("switch.default-off")
 def test_webmcp_api_is_native_only_with_the_flag(open_tool, target, browser_config):
     tool_page = open_tool(target.ai_tools[0])
-    expect(tool_page.switch).not_to_be_checked()  # nothing loaded the polyfill yet
+    with check("switch.default-off"):
+        expect(tool_page.switch).not_to_be_checked()  # nothing loaded the polyfill yet
+    # The browser configuration itself, not the page: a wrong one makes the run unobserved.
     has_api = tool_page.page.evaluate("'modelContext' in document")
     assert has_api is browser_config.webmcp_flag, (
         f"{browser_config.name}: document.modelContext is {'present' if has_api else 'absent'} before the switch is on"

@@ -5,6 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from harness import contract
+from harness.checks import REGISTRATION_RECEIVER, check, finding
 from harness.clients import InPageClient
 from harness.pages import ai_scripts
 
@@ -17,7 +18,6 @@ NATIVE_TOOLS = """async () => {
 }"""
 
 
-
 def wait_for_operations(tool):
     return lambda tool_page: InPageClient(tool_page).wait_for_tools(contract.names_of(tool))
 
@@ -25,26 +25,30 @@ def wait_for_operations(tool):
 @pytest.mark.rules("registration.scripts-when-on")
 def test_scripts_load_only_when_the_switch_is_on(open_tool, tool):
     tool_page, scripts = ai_scripts(open_tool, tool, wait_for_operations(tool))
-    assert scripts, "turning the switch on loaded no script that a page left off does not load"
+    with check("registration.scripts-when-on"):
+        # Empty when a page left off loads the same scripts as a switched-on one.
+        assert scripts, "turning the switch on loaded no script that a page left off does not load"
     tool_page.turn_off()
     tool_page.page.reload()
     expect(tool_page.switch).not_to_be_checked()
     loaded = tool_page.settled_scripts()
-    assert not loaded & scripts, f"loaded with the switch off: {sorted(loaded & scripts)}"
+    with check("registration.scripts-when-on"):
+        assert not loaded & scripts, f"loaded with the switch off: {sorted(loaded & scripts)}"
 
 
 @pytest.mark.rules("registration.polyfill-always")
-def test_polyfill_is_loaded_even_with_native_webmcp(open_tool, tool, browser_config, record_property):
+def test_polyfill_is_loaded_even_with_native_webmcp(open_tool, tool, browser_config):
     if not browser_config.webmcp_flag:
         pytest.skip("only a browser with native WebMCP can show the polyfill loaded beside it")
     tool_page = open_tool(tool)
     tool_page.turn_on()
     InPageClient(tool_page).wait_for_tools(contract.names_of(tool))
     native = tool_page.page.evaluate(NATIVE_TOOLS)
-    assert native["wrapped"], "document.modelContext is still the browser's own object: the polyfill was not loaded"
     # ADR-0044's open question: which implementation received the registration.
-    record_property("finding:registration-receiver",
-                    "native and polyfill" if set(native["tools"]) >= contract.names_of(tool) else "polyfill only")
+    finding(REGISTRATION_RECEIVER,
+            "native and polyfill" if set(native["tools"]) >= contract.names_of(tool) else "polyfill only")
+    with check("registration.polyfill-always"):
+        assert native["wrapped"], "document.modelContext is still the browser's own object: the polyfill was not loaded"
 
 
 @pytest.mark.rules("switch.start-failure")
@@ -55,7 +59,9 @@ def test_script_that_cannot_load_turns_the_switch_back_off(open_tool, tool):
     tool_page = open_tool(tool)
     tool_page.page.route(lambda url: url in scripts, lambda route: route.abort())
     tool_page.switch.click()
-    expect(tool_page.start_failure).to_be_visible()
-    expect(tool_page.start_failure).not_to_have_text("AI からの操作を始められません")  # a reason follows the title
-    expect(tool_page.switch).not_to_be_checked()
-    assert tool_page.storage.raw() is None
+    with check("switch.start-failure"):
+        expect(tool_page.start_failure).to_be_visible()
+        expect(tool_page.start_failure).not_to_have_text("AI からの操作を始められません")  # a reason follows the title
+        expect(tool_page.switch).not_to_be_checked()
+        # Back off means no stored ON either: a reload would otherwise try again.
+        assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"

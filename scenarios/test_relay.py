@@ -8,10 +8,10 @@ import pytest
 from playwright.sync_api import expect
 
 from harness import contract
+from harness.checks import RELAY_DROPPED_ANNOTATIONS, check, finding
 from harness.relay import DESCRIPTION_PREFIX
 
 pytestmark = pytest.mark.call_paths("relay")
-
 
 
 @pytest.fixture
@@ -20,11 +20,12 @@ def listed(tool_page, client, tool):
     return client.wait_for_tools(contract.names_of(tool))
 
 
-@pytest.mark.rules("relay.names", "relay.calls")
+@pytest.mark.rules("relay.names")
 def test_names_reach_the_client_sanitized(listed, call_path):
     for info in listed:
-        assert re.fullmatch(r"[a-zA-Z0-9_]+", info.exposed_name), info.exposed_name
-        assert info.exposed_name == info.name, f"{info.name} was listed as {info.exposed_name}"
+        with check("relay.names", subject=info.name):
+            assert re.fullmatch(r"[a-zA-Z0-9_]+", info.exposed_name), info.exposed_name
+            assert info.exposed_name == info.name, f"{info.name} was listed as {info.exposed_name}"
 
 
 @pytest.mark.rules("relay.two-tabs")
@@ -34,8 +35,9 @@ def test_description_starts_with_the_page_title(listed, tool_page, target, tool,
         expect(tool_page.page).to_have_title(expected)
     title = tool_page.page.title()
     for info in listed:
-        prefix = DESCRIPTION_PREFIX.match(info.description)
-        assert prefix and prefix["title"] == title, f"{info.name}: {info.description[:120]!r} lacks the title {title!r}"
+        with check("relay.two-tabs", subject=info.name):
+            prefix = DESCRIPTION_PREFIX.match(info.description)
+            assert prefix and prefix["title"] == title, f"{info.name}: {info.description[:120]!r} lacks the title {title!r}"
 
 
 @pytest.mark.rules("relay.two-tabs", "canvas.open-document")
@@ -53,18 +55,23 @@ def test_two_tabs_are_told_apart(open_tool, client_for, tool, call_path):
     for tool_page, client in zip((first, second), clients):
         info = next(i for i in client.tools() if i.name == read.name)
         suffix = "_" + tool_page.relay_tab_id[:4]
-        assert info.exposed_name == read.name + suffix, f"{info.exposed_name} lacks the tab suffix {suffix}"
-        assert DESCRIPTION_PREFIX.match(info.description)["title"] == tool_page.page.title()
+        with check("relay.two-tabs"):
+            assert info.exposed_name == read.name + suffix, f"{info.exposed_name} lacks the tab suffix {suffix}"
+            prefix = DESCRIPTION_PREFIX.match(info.description)
+            assert prefix and prefix["title"] == tool_page.page.title(), (
+                f"{info.description[:120]!r} lacks the title {tool_page.page.title()!r}")
         result = client.call_when_ready(read.name)
         assert result["ok"] is True, result
         if "document" in result:
-            assert result["document"]["name"] == tool_page.page.title(), result["document"]
+            with check("canvas.open-document"):
+                assert result["document"]["name"] == tool_page.page.title(), result["document"]
 
 
 @pytest.mark.rules("relay.tools-follow-page")
 def test_closing_the_tab_removes_its_tools(listed, tool_page, client, call_path):
     tool_page.page.close()
-    client.wait_for_no_tools()
+    with check("relay.tools-follow-page"):
+        client.wait_for_no_tools()
 
 
 @pytest.mark.rules("relay.widget-origin")
@@ -76,7 +83,8 @@ def test_page_of_another_origin_never_reaches_the_client(open_tool, target, fixt
     tool_page.switch.click()
     expect(tool_page.switch).to_be_checked()
     relay.wait_until(lambda: "disallowed host origin" in relay.stderr_tail(400), 15, "the relay to refuse the page", tool_page)
-    assert not client_for(tool_page).tools(), "a page of an origin outside --widget-origin reached the client"
+    with check("relay.widget-origin"):
+        assert not client_for(tool_page).tools(), "a page of an origin outside --widget-origin reached the client"
 
 
 @pytest.mark.rules("relay.input-validation")
@@ -90,12 +98,15 @@ def test_relay_validates_enums_before_the_page(listed, client, tool, call_path):
     info, key, schema = enum_inputs[0]
     call = client.start(info.name, {key: "harness-not-in-enum"})
     is_error, text = call.raw()
-    assert is_error and "Input validation error" in text, (is_error, text[:300])
+    with check("relay.input-validation"):
+        assert is_error and "Input validation error" in text, (
+            f"the page answered {text[:300]} (isError={is_error}) instead of the relay's Input validation error")
 
 
 @pytest.mark.rules("relay.annotations")
-def test_annotations_reach_the_client(listed, tool, call_path, record_property):
+def test_annotations_reach_the_client(listed, tool, call_path):
     dropped = {info.name: sorted(contract.BY_NAME[info.name].annotations - info.annotations) for info in listed}
     dropped = {name: hints for name, hints in dropped.items() if hints}
-    record_property("finding:relay-dropped-annotations", dropped)
-    assert not dropped, f"annotations the client does not see through the relay: {dropped}"
+    finding(RELAY_DROPPED_ANNOTATIONS, dropped)
+    with check("relay.annotations"):
+        assert not dropped, f"annotations the client does not see through the relay: {dropped}"

@@ -7,11 +7,10 @@ import pytest
 from playwright.sync_api import expect
 
 from harness import contract
+from harness.checks import check
 from harness.clock import T0, at
 from harness.clients import InPageClient
 from harness.pages import SEVEN_DAYS_MS
-
-
 
 
 @pytest.fixture
@@ -27,9 +26,13 @@ def test_turning_on_stores_seven_days_under_the_tools_key(clocked, open_tool, to
     clocked.pause_at(at(T0 + 60_000))
     tool_page.turn_on()
     stored = tool_page.storage.read()
-    assert stored == {"v": 1, "enabledUntil": T0 + 60_000 + SEVEN_DAYS_MS, "skipConfirmUntil": None}, (
-        f"{tool_page.storage.key} holds {stored}"
-    )
+    with check("storage.shape"):
+        assert isinstance(stored, dict) and sorted(stored) == ["enabledUntil", "skipConfirmUntil", "v"], (
+            f"{tool_page.storage.key} holds {stored}")
+        assert stored["v"] == 1 and stored["skipConfirmUntil"] is None, f"{tool_page.storage.key} holds {stored}"
+    with check("storage.enabled-until"):
+        assert stored["enabledUntil"] == T0 + 60_000 + SEVEN_DAYS_MS, (
+            f"enabledUntil is {stored['enabledUntil']}, expected the switch-on time + 7 days ({T0 + 60_000 + SEVEN_DAYS_MS})")
 
 
 @pytest.mark.rules("registration.stored-on", "storage.no-extension")
@@ -38,9 +41,13 @@ def test_stored_on_registers_on_open_without_extending(clocked, open_tool, tool)
     until = tool_page.storage.now() + 3 * 24 * 3600 * 1000
     tool_page.storage.write(until)
     tool_page.page.reload()
-    expect(tool_page.switch).to_be_checked()
-    InPageClient(tool_page).wait_for_tools(contract.names_of(tool))
-    assert tool_page.storage.read() == {"v": 1, "enabledUntil": until, "skipConfirmUntil": None}
+    with check("registration.stored-on"):
+        expect(tool_page.switch).to_be_checked()
+        InPageClient(tool_page).wait_for_tools(contract.names_of(tool))
+    with check("storage.no-extension"):
+        stored = tool_page.storage.read()
+        assert stored == {"v": 1, "enabledUntil": until, "skipConfirmUntil": None}, (
+            f"{tool_page.storage.key} holds {stored}; opening the page must keep enabledUntil {until}")
 
 
 INVALID_VALUES = {
@@ -59,9 +66,10 @@ def test_invalid_or_expired_value_is_off_and_removed(clocked, open_tool, tool, v
     tool_page = open_tool(tool)
     tool_page.storage.write_raw(value)
     tool_page.page.reload()
-    expect(tool_page.switch).not_to_be_checked()
-    assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
-    assert not InPageClient(tool_page).tools()
+    with check("storage.invalid-removed"):
+        expect(tool_page.switch).not_to_be_checked()
+        assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
+        assert not InPageClient(tool_page).tools()
 
 
 @pytest.mark.rules("storage.off-removes")
@@ -70,7 +78,8 @@ def test_turning_off_removes_the_key(open_tool, tool):
     tool_page.turn_on()
     assert tool_page.storage.read() is not None
     tool_page.turn_off()
-    assert tool_page.storage.raw() is None
+    with check("storage.off-removes"):
+        assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
 
 
 def opened_a_minute_before_expiry(open_tool, tool):
@@ -87,9 +96,10 @@ def opened_a_minute_before_expiry(open_tool, tool):
 def test_expiry_while_open_turns_off_and_unregisters(clocked, open_tool, tool):
     tool_page, client = opened_a_minute_before_expiry(open_tool, tool)
     clocked.run_for(61_000)
-    expect(tool_page.switch).not_to_be_checked()
-    client.wait_for_no_tools()
-    assert tool_page.storage.raw() is None
+    with check("storage.expiry-while-open"):
+        expect(tool_page.switch).not_to_be_checked()
+        client.wait_for_no_tools()
+        assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
 
 
 @pytest.mark.rules("call.after-expiry")
@@ -99,20 +109,23 @@ def test_call_after_expiry_is_declined_and_turns_off(clocked, open_tool, tool):
     read = contract.reader_of(tool)
     clocked.set_system_time(at(T0 + 10 * 60_000))
     call = client.start(read.name, read.example)
-    result = call.result()
-    assert result["ok"] is False and result["error"]["code"] == "declined", result
-    expect(tool_page.switch).not_to_be_checked()
+    with check("call.after-expiry"):
+        result = call.result()
+        assert result["ok"] is False and result["error"]["code"] == "declined", result
+        expect(tool_page.switch).not_to_be_checked()
 
 
 @pytest.mark.rules("storage.cross-tab")
 def test_other_tabs_follow_the_switch(context, open_tool, tool):
     first, second = open_tool(tool), open_tool(tool)
     first.turn_on()
-    expect(second.switch).to_be_checked()
-    InPageClient(second).wait_for_tools(contract.names_of(tool))
+    with check("storage.cross-tab"):
+        expect(second.switch).to_be_checked()
+        InPageClient(second).wait_for_tools(contract.names_of(tool))
     second.turn_off()
-    expect(first.switch).not_to_be_checked()
-    InPageClient(first).wait_for_no_tools()
+    with check("storage.cross-tab"):
+        expect(first.switch).not_to_be_checked()
+        InPageClient(first).wait_for_no_tools()
 
 
 BLOCKED_STORAGE = """
@@ -127,11 +140,17 @@ def test_switch_works_for_the_page_when_storage_throws(context, open_tool, tool)
     context.add_init_script(BLOCKED_STORAGE)
     tool_page = open_tool(tool)
     client = InPageClient(tool_page)
-    tool_page.turn_on()
-    client.wait_for_tools(contract.names_of(tool))
-    expect(tool_page.start_failure).to_have_count(0)
-    tool_page.turn_off()
-    client.wait_for_no_tools()
+    # Clicked, not turn_on(): whether the switch turns on is what is checked.
+    tool_page.switch.click()
+    with check("storage.unavailable"):
+        expect(tool_page.switch).to_be_checked()
+        client.wait_for_tools(contract.names_of(tool))
+        expect(tool_page.start_failure).to_have_count(0)
+    tool_page.switch.click()
+    with check("storage.unavailable"):
+        expect(tool_page.switch).not_to_be_checked()
+        client.wait_for_no_tools()
     tool_page.turn_on()
     tool_page.page.reload()
-    expect(tool_page.switch).not_to_be_checked()
+    with check("storage.unavailable"):
+        expect(tool_page.switch).not_to_be_checked()
