@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness.checks import WALL_SECONDS_FOR_50_SECONDS  # noqa: E402
 from harness.paths import ROOT  # noqa: E402
 
 
@@ -38,8 +39,8 @@ def fifty_second_scenarios() -> list[tuple[str, float]]:
                        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if not results.exists():
             return []
-        return [(r["nodeid"].split("::")[-1], r["properties"]["wall_seconds_for_50_seconds"])
-                for r in json.loads(results.read_text()) if "wall_seconds_for_50_seconds" in r["properties"]]
+        return [(r["nodeid"].split("::")[-1], r["findings"][WALL_SECONDS_FOR_50_SECONDS])
+                for r in json.loads(results.read_text()) if WALL_SECONDS_FOR_50_SECONDS in r["findings"]]
 
 
 def call_latency(calls: int = 40) -> tuple[float, float]:

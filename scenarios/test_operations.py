@@ -1,8 +1,6 @@
 """Every operation of the tool can be called and answers with a JSON result (ADR-0044 Decisions
 4 and 5; the Verification table's rows, one per call path)."""
 
-import time
-
 import jsonschema
 import pytest
 
@@ -75,42 +73,11 @@ def test_switch_on_then_one_read_succeeds(open_tool, client_for, tool, call_path
         assert result["ok"] is True, f"{read.name} answered {result}"
 
 
-class Requests:
-    """The page's requests in flight, followed from its request events."""
-
-    def __init__(self, page):
-        self.page = page
-        self.in_flight: set = set()
-        self.changed = time.monotonic()
-        page.on("request", self._started)
-        page.on("requestfinished", self._ended)
-        page.on("requestfailed", self._ended)
-
-    def _started(self, request) -> None:
-        self.in_flight.add(request)
-        self.changed = time.monotonic()
-
-    def _ended(self, request) -> None:
-        self.in_flight.discard(request)
-        self.changed = time.monotonic()
-
-    def settle(self, quiet: float = 0.5, timeout: float = 15.0) -> None:
-        """Until no request has been in flight for `quiet` seconds, or `timeout` passed: not
-        networkidle, which a page whose relay widget retries never reaches. Every request has
-        been seen as it started, so a deadline passed still leaves nothing unrecorded."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            self.page.wait_for_timeout(100)  # Playwright dispatches the page's events meanwhile
-            if not self.in_flight and time.monotonic() - self.changed >= quiet:
-                return
-
-
 @pytest.mark.rules("network.local-only")
 @pytest.mark.call_paths("in-page")
 def test_page_contacts_only_its_origin_and_the_local_relay(relay, tool_page, client, tool, target, call_path):
     # As a user has it: the relay running, so the relay script connects instead of scanning ports.
     # Every operation once, and every value of every enum input (a theme may load its own assets).
-    requests = Requests(tool_page.page)
     tool_page.turn_on()
     registered = {info.name: info for info in client.wait_for_tools(contract.names_of(tool))}
     client.call_when_ready(contract.reader_of(tool).name)
@@ -121,7 +88,7 @@ def test_page_contacts_only_its_origin_and_the_local_relay(relay, tool_page, cli
             inputs += [{**valid, key: value} for value in schema.get("enum", [])]
         for arguments in inputs:
             start_answered(tool_page, client, op, arguments).result()
-    requests.settle()
+    tool_page.settle()
     finding(CONTACTED, sorted(tool_page.contacted))
     foreign = sorted(o for o in tool_page.contacted
                      if o not in (target.origin, "data:", "blob:") and not o.startswith(("ws://127.0.0.1:", "ws://[::1]:")))
