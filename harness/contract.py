@@ -120,9 +120,13 @@ class Operation:
     errors: tuple[str, ...] = field(default=())  # codes the spec names for this operation
     example: dict = field(default_factory=dict)  # an input of the right shape (its targets may not exist)
 
-    def validate_result(self, result: dict) -> None:
-        """Raise jsonschema.ValidationError unless `result` is this operation's success shape."""
-        jsonschema.validate(result, self.result_schema)
+    def assert_success(self, result: dict) -> None:
+        """`result` is a success of this operation with its result shape (an AssertionError if not)."""
+        assert result.get("ok") is True, f"{self.name} answered {result}"
+        error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(self.result_schema).iter_errors(result))
+        if error is not None:
+            where = "/".join(map(str, error.absolute_path)) or "the top"
+            raise AssertionError(f"{self.name}'s result is not its success shape at {where}: {error.message}")
 
 
 FILE_OPS = {
