@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from playwright.sync_api import Error as PlaywrightError
 
 from harness import limits
-from harness.checks import HarnessError, RuleBroken
+from harness.checks import HarnessError, RuleBroken, held
 from harness.pages import ToolPage
 
 RESULT_RULE = "result.json-string"
@@ -77,6 +77,7 @@ def parse_result(raw: Any, context: str) -> dict:
         raise NotJsonResult(f"{context}: the result is not JSON: {raw[:300]!r}") from None
     if not isinstance(value, dict) or not isinstance(value.get("ok"), bool):
         raise NotJsonResult(f"{context}: the result has no boolean ok: {raw[:300]!r}")
+    held(RESULT_RULE)
     return value
 
 

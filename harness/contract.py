@@ -231,8 +231,9 @@ def confirming(tool: str | None = None) -> list[Operation]:
 
 # Values a leaf of an input schema is tried with: two schemas that accept and refuse the same of
 # these agree, whatever words they use (a pattern written another way, anyOf or one pattern).
+# The empty string is not among them: a page may refuse an empty id or path the type allows.
 PROBES = {
-    "string": ["", "abc", "#000000", "#a1B2c3", "#FFFFFF", "red", "#fff", "#12345g", "#1234567", "transparent",
+    "string": ["abc", "#000000", "#a1B2c3", "#FFFFFF", "red", "#fff", "#12345g", "#1234567", "transparent",
                "Transparent", " #abcdef", "#abcdef "],
     "number": [-1, 0, 1.5, 999, 1000, 120000, 120001, 10**9],
     "integer": [-1, 0, 999, 1000, 1000.5, 30000, 120000, 120001],

@@ -169,6 +169,7 @@ def judge(fault: Fault, browser: str, rows: list[dict], clean: dict[tuple, str])
 def run_proof(browsers: list[str], workers: int, only: list[str] | None = None,
               clean_results: Path | None = None, out: Path | None = None) -> int:
     faults = [f for f in catalog() if not only or f.name in only]
+    clean_rows = json.loads(clean_results.read_text(encoding="utf-8")) if clean_results else None
     with tempfile.TemporaryDirectory(prefix="harness-faults-") as tmp:
         rows_path = (out or Path(tmp)) / "fault-proof.json"
         command = [sys.executable, "-m", "pytest", "scenarios", "-q", "-p", "no:cacheprovider",
@@ -185,7 +186,7 @@ def run_proof(browsers: list[str], workers: int, only: list[str] | None = None,
             print("fault proof: the proof's pytest session did not run")
             return 1
         rows = json.loads(rows_path.read_text(encoding="utf-8"))
-    source = json.loads(clean_results.read_text(encoding="utf-8")) if clean_results else [r for r in rows if r["fault"] is None]
+    source = clean_rows if clean_rows is not None else [r for r in rows if r["fault"] is None]
     clean = {_key(r): r["outcome"] for r in source}
     by_fault: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in rows:

@@ -70,7 +70,6 @@ TEXT = {
         "skip_line": "{count} 件: {reason}",
         "section_all_skipped": "節「{section}」は、この実行では全ての行がスキップされた。",
         "not_run": "この実行で走らせていない",
-        "no_check": "通った行に、この規則の検査が無い",
         "stopped_before": "同じ行のほかの規則の検査で止まった",
         "none": "無い",
     },
@@ -116,7 +115,6 @@ TEXT = {
         "skip_line": "{count}: {reason}",
         "section_all_skipped": "Section \"{section}\": every row was skipped in this run.",
         "not_run": "not run in this run",
-        "no_check": "the passing rows ran no check of this rule",
         "stopped_before": "the row stopped at another rule's check",
         "none": "none",
     },
@@ -166,7 +164,9 @@ def _about(row: dict, rule: str) -> bool:
 def rule_cell(rule: str, browser: str, path: str, rows: list[dict], unavailable: dict[str, str]) -> Cell:
     if browser in unavailable:
         return Cell(UNVERIFIED, (unavailable[browser],))
-    mine = [r for r in rows if _about(r, rule)]
+    # A row that passed without checking the rule (it checks it only for another tool or call
+    # path) says nothing of it.
+    mine = [r for r in rows if _about(r, rule) and row_verdict(r, rule) != (UNVERIFIED, "no-check")]
     here = [r for r in mine if _applies(r, browser, path)]
     if not here:
         if any(r["browser"] == browser for r in mine):
@@ -198,8 +198,6 @@ def _reason_text(reason: str, lang: str) -> str:
     t = TEXT[lang]
     if reason == "not-run":
         return t["not_run"]
-    if reason == "no-check":
-        return t["no_check"]
     if reason.startswith("stopped-before:"):
         return f"{t['stopped_before']}({reason.split(':', 1)[1]})"
     return reason

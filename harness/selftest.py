@@ -3,7 +3,7 @@
 1. the harness's unit tests (tests/);
 2. the main job, through the same code as `python -m harness verify`: every scenario against the
    reference on every browser configuration available, writing the Verification tables into
-   test-results/main-job/, then checking them against results.json;
+   verification/selftest/, then checking them against results.json;
 3. the fault proof on both Chromium configurations: each named fault of the reference is caught
    by a check of its rule (the main job's rows are its clean runs), and breaks no sentinel.
 """
@@ -21,7 +21,8 @@ from collections import Counter
 from harness import faults, verify
 from harness.paths import ROOT
 
-MAIN_JOB_OUT = ROOT / "test-results" / "main-job"
+# Not under test-results/: pytest-playwright empties its --output folder at every session start.
+MAIN_JOB_OUT = ROOT / "verification" / "selftest"
 
 
 def run(args) -> int:
@@ -67,7 +68,7 @@ def _main_job(out, workers: str) -> tuple[float, Counter, list[dict]]:
 def under_load(args) -> int:
     """The main job on both Chromium configurations, idle and then with every core kept busy by
     CPU-bound processes; the same table must come out of both."""
-    base = ROOT / "test-results" / "load-proof"
+    base = ROOT / "verification" / "load-proof"
     idle_time, idle, _ = _main_job(base / "idle", args.workers)
     busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(os.cpu_count() or 2)]
     try:

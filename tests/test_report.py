@@ -115,7 +115,14 @@ def test_mixed_pass_and_fail_in_one_environment_is_broken():
 def test_passing_row_without_a_check_of_its_rule_verifies_nothing():
     text = rendered([row(rules=("switch.control", "switch.default-off"), checked={"switch.control": "passed"})])
     assert rule_line(text, "switch.default-off")[0].startswith("未確認 [")
-    assert "通った行に、この規則の検査が無い" in text
+    assert "この実行で走らせていない" in text
+
+
+def test_rule_checked_only_on_the_other_path_is_not_applicable_where_its_rows_did_not_check_it():
+    rules = ("switch.off-unregisters", "relay.tools-follow-page")
+    text = rendered([row(rules=rules, checked={"switch.off-unregisters": "passed"}),
+                     row(path="relay", rules=rules, checked={"relay.tools-follow-page": "passed", "switch.off-unregisters": "passed"})])
+    assert rule_line(text, "relay.tools-follow-page")[:2] == ["—", "確認済み"]
 
 
 def test_known_difference_is_neither_verified_nor_broken():
