@@ -51,6 +51,7 @@ TEXT = {
         "no_extension": "未確認(ハーネスに、拡張機能から呼ぶ方法がまだ無い)",
         "agent": "未確認",
         "absent_ops": "{ops} の {n} 個の操作は、配信に無いので未確認である。",
+        "not_run_ops": "{ops} の {n} 個の操作は、この実行で呼んでいないので未確認である。",
         "legend": "確認済み: その環境で、規則を確かめる検査が通った。不合格: 検査が通らなかった。"
                   "未確認: その環境では観測できなかった(注の理由)。既知の違い: 使った部品の版による、ベースラインにある違い。"
                   "—: その呼び方では走らせない規則。",
@@ -96,6 +97,7 @@ TEXT = {
         "no_extension": "not verified (the harness has no way to call from an extension yet)",
         "agent": "not verified",
         "absent_ops": "The {n} operations of {ops} are not served by this target: not verified.",
+        "not_run_ops": "The {n} operations of {ops} were not called in this run: not verified.",
         "legend": "verified: a check of the rule passed in that environment. broken: a check failed. "
                   "not verified: not observable there (see the note). known difference: in the baseline, "
                   "due to the versions of the parts used. —: the rule is not run on that call path.",
@@ -247,12 +249,14 @@ def _calls_row(path: str, rows: list[dict], browsers: list[str], unavailable: di
     return f"| {t['paths'][path]} | {envs} | {result.replace('|', '/')} |"
 
 
-def describe_run(statuses, args) -> dict:
-    """What a run was (run.json beside results.json): the machine, the target, the call paths, and
-    each browser configuration with its version or why it could not run."""
+def describe_run(statuses, args, ai_tools: tuple[str, ...] = TOOLS) -> dict:
+    """What a run was (run.json beside results.json): the machine, the target and the tools whose
+    operations it serves, the call paths, and each browser configuration with its version or why
+    it could not run."""
     return {
         "machine": _machine(),
         "target": args.target,
+        "ai_tools": list(ai_tools),
         "call_paths": list(args.call_path or CALL_PATHS),
         "parts": {k: v for k, v in versions.parts().items() if v},
         "statuses": [{"name": s.name, "available": s.available, "detail": s.detail} for s in statuses],
@@ -276,6 +280,7 @@ def merge_runs(runs: list[dict]) -> dict:
     return {
         "machine": "; ".join(machines),
         "target": "; ".join(dict.fromkeys(run["target"] for run in runs)),
+        "ai_tools": [tool for tool in TOOLS if any(tool in run["ai_tools"] for run in runs)],
         "call_paths": [p for p in CALL_PATHS if any(p in run["call_paths"] for run in runs)],
         "parts": {k: v for run in runs for k, v in run["parts"].items()},
         "statuses": sorted(statuses.values(), key=lambda st: order.index(st["name"]) if st["name"] in order else len(order)),
@@ -312,10 +317,14 @@ def render(results: list[dict], run: dict, lang: str) -> str:
             lines.append(f"| {t['paths'][path]} | {t['none_env']} | {t['not_selected'].format(path=path)} |")
         else:
             lines.append(_calls_row(path, results, browsers, unavailable, served_ops, detail, lang))
-    absent = [tool for tool in TOOLS if tool not in served_tools]
+    absent = [tool for tool in TOOLS if tool not in run["ai_tools"]]
     if absent:
         n = sum(len(contract.operations_of(tool)) for tool in absent)
         lines += ["", t["absent_ops"].format(ops=_join(absent, lang), n=n)]
+    not_run = [tool for tool in run["ai_tools"] if tool not in served_tools]
+    if not_run:
+        n = sum(len(contract.operations_of(tool)) for tool in not_run)
+        lines += ["", t["not_run_ops"].format(ops=_join(not_run, lang), n=n)]
 
     # Table 2: every rule × every environment.
     envs = [(b, p) for b in browsers for p in paths]

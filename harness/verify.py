@@ -15,6 +15,7 @@ from playwright.sync_api import sync_playwright
 from harness.browsers import CONFIGS, BrowserMissing, resolve
 from harness.paths import ROOT
 from harness.report import check_report, describe_run, write_reports
+from harness.targets import TargetError, load_profile
 
 
 @dataclass
@@ -55,6 +56,11 @@ def run(args) -> int:
         if unknown:
             print(f"verify: {unknown}", file=sys.stderr)
             return 2
+    try:
+        ai_tools = load_profile(args.target, args.base_url).ai_tools
+    except TargetError as error:
+        print(f"verify: {error}", file=sys.stderr)
+        return 2
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     names = args.browser or list(CONFIGS)
@@ -78,7 +84,7 @@ def run(args) -> int:
         ]
         code = subprocess.run(command, cwd=ROOT).returncode
     results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else []
-    write_reports(out, results, describe_run(statuses, args), langs=["ja", args.lang] if args.lang != "ja" else ["ja"])
+    write_reports(out, results, describe_run(statuses, args, ai_tools), langs=["ja", args.lang] if args.lang != "ja" else ["ja"])
     print(f"verify: wrote {out / 'verification.md'}, results.json and junit.xml", flush=True)
     for problem in check_report(out) + ([] if (out / "junit.xml").is_file() else ["junit.xml is missing"]):
         print(f"verify: the report does not bear out its results: {problem}", flush=True)

@@ -38,8 +38,11 @@ def row(scenario="scenarios/test_switch.py::test_a", browser="chromium", path="i
     }
 
 
-def rendered(rows, statuses=STATUSES, lang="ja", **kw):
-    return report.render(rows, report.describe_run(statuses, args(**kw)), lang)
+REFERENCE_TOOLS = ("slides", "excalidraw", "drawio")
+
+
+def rendered(rows, statuses=STATUSES, lang="ja", ai_tools=REFERENCE_TOOLS, **kw):
+    return report.render(rows, report.describe_run(statuses, args(**kw), ai_tools), lang)
 
 
 def rule_line(text: str, rule: str) -> list[str]:
@@ -175,6 +178,12 @@ def test_call_path_row_counts_operations_that_answered_ok():
     assert "node、sql、go の 13 個の操作は、配信に無いので未確認である。" in text
 
 
+def test_tools_served_but_not_called_are_not_run_rather_than_absent():
+    text = rendered([calls("slides")])
+    assert "excalidraw、drawio の 7 個の操作は、この実行で呼んでいないので未確認である。" in text
+    assert "node、sql、go の 13 個の操作は、配信に無いので未確認である。" in text
+
+
 def test_call_path_row_with_a_failure_says_broken_not_all():
     rows = [calls("slides"), calls("drawio", outcome="failed", ops={"drawio_read": "ok", "drawio_write": "not_ready"})]
     text = rendered(rows)
@@ -220,7 +229,7 @@ def test_check_report_accepts_what_render_wrote(tmp_path, rows):
 def write(folder, rows, text=None, statuses=STATUSES):
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.json").write_text(json.dumps(rows), encoding="utf-8")
-    report.write_reports(folder, rows, report.describe_run(statuses, args()), ["ja", "en"])
+    report.write_reports(folder, rows, report.describe_run(statuses, args(), REFERENCE_TOOLS), ["ja", "en"])
     if text:
         (folder / "verification.md").write_text(text, encoding="utf-8")
 
