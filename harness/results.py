@@ -26,7 +26,6 @@ from pytest_playwright.pytest_playwright import _truncate_file_name
 from slugify import slugify
 
 PROPERTY = "harness"
-OUTCOMES = ("passed", "failed", "error", "skipped", "stale")
 # Parameters that name where a row ran and what it was about.
 ENV_PARAMS = {"browser_name": "browser", "call_path": "call_path", "tool": "tool", "page_tool": "tool",
               "op": "op", "plain_op": "op", "reference_fault": "fault"}

@@ -62,16 +62,11 @@ def test_port_outside_tcp_range_is_refused(tmp_path):
         Relay(port=70000, widget_origin="http://localhost:1", home=tmp_path)
 
 
-def test_ctrl_c_during_a_relay_scenario_leaves_no_relay(tmp_path):
-    before = set(relay_processes())
-    run = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--call-path", "relay",
-         "scenarios/test_switch.py", "-k", "registers_exactly"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-    )
+def ctrl_c_once(run: subprocess.Popen, relay_started, timeout: float) -> None:
+    """Press Ctrl-C (SIGINT to the run's process group) as soon as its relay is up."""
     try:
-        deadline = time.monotonic() + 60
-        while not set(relay_processes()) - before:
+        deadline = time.monotonic() + timeout
+        while not relay_started():
             assert time.monotonic() < deadline and run.poll() is None, "the relay never started"
             time.sleep(0.05)
         os.killpg(run.pid, signal.SIGINT)
@@ -79,6 +74,16 @@ def test_ctrl_c_during_a_relay_scenario_leaves_no_relay(tmp_path):
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
+
+
+def test_ctrl_c_during_a_relay_scenario_leaves_no_relay(tmp_path):
+    before = set(relay_processes())
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--call-path", "relay",
+         "scenarios/test_switch.py", "-k", "registers_exactly"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
+    ctrl_c_once(run, lambda: set(relay_processes()) - before, 60)
     deadline = time.monotonic() + 10
     while set(relay_processes()) - before and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -138,16 +143,7 @@ def test_ctrl_c_during_verify_leaves_nothing_running(tmp_path):
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
         env={**os.environ, "HARNESS_RUN_ID": run_id},
     )
-    try:
-        deadline = time.monotonic() + 120
-        while not relays_of_run(run_id):
-            assert time.monotonic() < deadline and run.poll() is None, "the relay never started"
-            time.sleep(0.05)
-        os.killpg(run.pid, signal.SIGINT)
-        run.wait(60)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
+    ctrl_c_once(run, lambda: relays_of_run(run_id), 120)
     # Everything the run started (pytest and its workers, the relay, Playwright's driver, the
     # browsers) is in its session; other harness runs on the machine are not.
     deadline = time.monotonic() + 15
