@@ -6,6 +6,8 @@ The rest of the harness's fixtures and options live in harness/pytest_plugin.py.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, BrowserType, Playwright
@@ -40,9 +42,27 @@ def base_url(target: Target) -> str:
 
 
 @pytest.fixture
-def context(context: BrowserContext, reference_faults: list[str]) -> BrowserContext:
+def context(context: BrowserContext, reference_faults: list[str], request: pytest.FixtureRequest,
+            output_path: str) -> Iterator[BrowserContext]:
     """pytest-playwright's context, with the reference's faults told to every page and frame
-    before their scripts run (the reference reads them from referenceConfig)."""
+    before their scripts run (the reference reads them from referenceConfig).
+
+    With --trace-failures it records a trace without DOM snapshots and screenshots (those
+    double the run time of a page like draw.io's) and keeps it when the scenario failed."""
     if reference_faults:
         context.add_init_script(f"globalThis.referenceConfig = {{ faults: {json.dumps(reference_faults)} }};")
-    return context
+    tracing = request.config.getoption("--trace-failures")
+    if tracing:
+        context.tracing.start(title=request.node.nodeid, snapshots=False, screenshots=False, sources=False)
+    yield context
+    if tracing:
+        context.tracing.stop(path=Path(output_path) / "trace.zip" if _failed_before_teardown(request.node) else None)
+
+
+def _failed_before_teardown(item: pytest.Item) -> bool:
+    """From the phase reports pytest-playwright keeps on the item (rep_setup, rep_call)."""
+    for phase in ("rep_call", "rep_setup"):
+        report = getattr(item, phase, None)
+        if report is not None:
+            return report.failed
+    return True  # interrupted before any report: keep what there is

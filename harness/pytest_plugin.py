@@ -60,6 +60,9 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     harness.addoption("--results-json", default=None, help="write every result with its parameters here (python -m harness verify)")
     harness.addoption("--baseline", default=str(baseline.BASELINE),
                       help="the known differences to expect (default: harness/baseline.toml)")
+    harness.addoption("--trace-failures", action="store_true",
+                      help="keep a light trace (actions, console, network) of each failing scenario under --output; "
+                           "pytest-playwright's --tracing records DOM snapshots too, at twice the run time")
     harness.addoption("--real-time", action="store_true",
                       help="wait the 50-second rule out in real time instead of page.clock")
 

@@ -74,7 +74,7 @@ def run(args) -> int:
             sys.executable, "-m", "pytest", "scenarios", "-p", "no:cacheprovider",
             "-n", str(args.workers), "--dist", "loadgroup", "--target", args.target,
             f"--results-json={out / 'results.json'}", f"--junitxml={out / 'junit.xml'}",
-            f"--output={out / 'artifacts'}", "--tracing=retain-on-failure", "--screenshot=only-on-failure",
+            f"--output={out / 'artifacts'}", "--trace-failures", "--screenshot=only-on-failure",
             *[a for n in runnable for a in ("--browser", n)],
             *[a for p in (args.call_path or []) for a in ("--call-path", p)],
             *(["--base-url", args.base_url] if args.base_url else []),
