@@ -43,15 +43,19 @@ CONFIG_MARK = "<!--reference-config-->"
 
 @dataclass
 class ReferenceConfig:
-    """What the served pages are told: the relay port and the faults switched on for every page
-    (`harness serve --fault`). Scenarios add theirs per browser context, before this script runs."""
+    """What the served pages are told: the relay port, and the faults and latitudes switched on
+    for every page (`harness serve --fault/--latitude`). Scenarios add theirs per browser
+    context, before this script runs."""
 
     relay_port: int = 9333
     faults: list[str] = field(default_factory=list)
+    latitudes: list[str] = field(default_factory=list)
 
     def script(self) -> str:
-        return ("<script>globalThis.referenceConfig = { relayPort: %d, faults: [...(globalThis.referenceConfig?.faults ?? []), ...%s] };</script>"
-                % (self.relay_port, json.dumps(self.faults)))
+        return ("<script>globalThis.referenceConfig = { relayPort: %d, "
+                "faults: [...(globalThis.referenceConfig?.faults ?? []), ...%s], "
+                "latitudes: [...(globalThis.referenceConfig?.latitudes ?? []), ...%s] };</script>"
+                % (self.relay_port, json.dumps(self.faults), json.dumps(self.latitudes)))
 
 
 def _handler(config: ReferenceConfig):
