@@ -96,7 +96,7 @@ def call_when_ready(client: "ToolClient", name: str, arguments: dict[str, Any] |
 # frames also show in the native getTools(): only the top window's count.
 _PAGE_HELPERS = r"""
 (() => {
-  if (window.__harness) return;
+  if (window.__harness) return window.__harness;
   // The polyfill may define its own getter on Document.prototype: only the browser's is native code.
   const getter = () => Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')?.get;
   const native = () => !!getter() && /\[native code\]/.test(Function.prototype.toString.call(getter()));
@@ -125,8 +125,23 @@ _PAGE_HELPERS = r"""
         return { raw };
       };
       this.calls.set(id, run().catch((error) => ({ thrown: `${error?.name}: ${error?.message}` })));
+      return this.calls.get(id);
+    },
+    // The call's outcome, or {timedOut} after `ms` of real time: scheduler.postTask's delay is not
+    // one of the timers page.clock fakes (setTimeout and AbortSignal.timeout are), so a scenario
+    // that has paused the page's clock still gets its time limit.
+    outcome(id, ms) {
+      return Promise.race([
+        this.calls.get(id),
+        new Promise((resolve) => {
+          const timedOut = () => resolve({ timedOut: true });
+          if (globalThis.scheduler?.postTask) scheduler.postTask(timedOut, { delay: ms });
+          else setTimeout(timedOut, ms);
+        }),
+      ]);
     },
   };
+  return window.__harness;
 })()
 """
 
@@ -142,13 +157,8 @@ class InPageCall:
 
     def result(self, timeout: float = limits.CALL_RESULT) -> dict:
         page = self.client.tool_page.page
-        outcome = page.evaluate("id => window.__harness.calls.get(id)", self.id)
-        context = f"{self.name} (in-page)"
-        if outcome.get("missing"):
-            raise HarnessError(f"{context}: no operation named {self.name!r} is registered\n{self.client.diagnostics()}")
-        if "thrown" in outcome:
-            raise NotJsonResult(f"{context}: executeTool rejected with {outcome['thrown']} instead of a JSON string")
-        return parse_result(outcome["raw"], context)
+        outcome = page.evaluate(f"([id, ms]) => {_PAGE_HELPERS}.outcome(id, ms)", [self.id, timeout * 1000])
+        return self.client.parsed(self.name, outcome, timeout)
 
 
 class InPageClient:
@@ -159,11 +169,17 @@ class InPageClient:
     def __init__(self, tool_page: ToolPage):
         self.tool_page = tool_page
 
-    def _helpers(self) -> None:
-        self.tool_page.page.evaluate(_PAGE_HELPERS)
+    def parsed(self, name: str, outcome: dict, timeout: float) -> dict:
+        context = f"{name} (in-page)"
+        if outcome.get("timedOut"):
+            raise ConditionTimedOut(f"{context}: executeTool did not settle in {timeout:.0f} s\n{self.diagnostics()}")
+        if outcome.get("missing"):
+            raise HarnessError(f"{context}: no operation named {name!r} is registered\n{self.diagnostics()}")
+        if "thrown" in outcome:
+            raise NotJsonResult(f"{context}: executeTool rejected with {outcome['thrown']} instead of a JSON string")
+        return parse_result(outcome["raw"], context)
 
     def tools(self) -> list[ToolInfo]:
-        self._helpers()
         return [
             ToolInfo(
                 t["name"],
@@ -172,7 +188,7 @@ class InPageClient:
                 t["inputSchema"],
                 frozenset(k for k, v in t["annotations"].items() if v is True),
             )
-            for t in self.tool_page.page.evaluate("window.__harness.tools()")
+            for t in self.tool_page.page.evaluate(f"() => {_PAGE_HELPERS}.tools()")
         ]
 
     def _wait(self, done: Callable[[list[ToolInfo]], bool], timeout: float, what: str) -> list[ToolInfo]:
@@ -196,16 +212,25 @@ class InPageClient:
         self._wait(lambda tools: not tools, timeout or limits.TOOLS_REGISTERED, "no tools")
 
     def start(self, name: str, arguments: dict[str, Any]) -> InPageCall:
-        self._helpers()
         call = InPageCall(self, next(_ids), name, arguments)
         try:
-            self.tool_page.page.evaluate("([id, name, input]) => window.__harness.start(id, name, input)", [call.id, name, arguments])
+            # Started, not awaited: the call's promise stays in the page until result() asks.
+            self.tool_page.page.evaluate(f"([id, name, input]) => {{ {_PAGE_HELPERS}.start(id, name, input); }}",
+                                         [call.id, name, arguments])
         except PlaywrightError as error:
             raise HarnessError(f"{name} (in-page): {error.message}\n{self.diagnostics()}") from None
         return call
 
-    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict:
-        return self.start(name, arguments or {}).result()
+    def call(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.CALL_RESULT) -> dict:
+        """Start and await in one round trip to the page, as an agent's single call would."""
+        id_ = next(_ids)
+        try:
+            outcome = self.tool_page.page.evaluate(
+                f"([id, name, input, ms]) => {{ const h = {_PAGE_HELPERS}; h.start(id, name, input); return h.outcome(id, ms); }}",
+                [id_, name, arguments or {}, timeout * 1000])
+        except PlaywrightError as error:
+            raise HarnessError(f"{name} (in-page): {error.message}\n{self.diagnostics()}") from None
+        return self.parsed(name, outcome, timeout)
 
     def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
         return call_when_ready(self, name, arguments, timeout)
