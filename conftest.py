@@ -42,15 +42,16 @@ def base_url(target: Target) -> str:
 
 
 @pytest.fixture
-def context(context: BrowserContext, reference_faults: list[str], request: pytest.FixtureRequest,
-            output_path: str) -> Iterator[BrowserContext]:
-    """pytest-playwright's context, with the reference's faults told to every page and frame
-    before their scripts run (the reference reads them from referenceConfig).
+def context(context: BrowserContext, reference_faults: list[str], reference_latitudes: list[str],
+            request: pytest.FixtureRequest, output_path: str) -> Iterator[BrowserContext]:
+    """pytest-playwright's context, with the reference's faults and latitudes told to every page
+    and frame before their scripts run (the reference reads them from referenceConfig).
 
     With --trace-failures it records a trace without DOM snapshots and screenshots (those
     double the run time of a page like draw.io's) and keeps it when the scenario failed."""
-    if reference_faults:
-        context.add_init_script(f"globalThis.referenceConfig = {{ faults: {json.dumps(reference_faults)} }};")
+    if reference_faults or reference_latitudes:
+        told = {"faults": reference_faults, "latitudes": reference_latitudes}
+        context.add_init_script(f"globalThis.referenceConfig = {json.dumps(told)};")
     tracing = request.config.getoption("--trace-failures")
     if tracing:
         context.tracing.start(title=request.node.nodeid, snapshots=False, screenshots=False, sources=False)

@@ -10,7 +10,7 @@ import sys
 def _serve(args: argparse.Namespace) -> int:
     from harness.server import FixtureServer, ReferenceConfig
 
-    config = ReferenceConfig(relay_port=args.relay_port, faults=args.fault or [])
+    config = ReferenceConfig(relay_port=args.relay_port, faults=args.fault or [], latitudes=args.latitude or [])
     # Blocked signals wait for sigwait below, so the servers always shut down cleanly.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     with FixtureServer(config, ports=(args.port, args.other_port)) as server:
@@ -38,6 +38,20 @@ def _faults(args: argparse.Namespace) -> int:
     if args.prove:
         return faults.run_proof(args.browser or list(faults.PROOF_BROWSERS), workers=args.workers, only=args.only)
     return faults.list_catalog([arg for browser in args.browser for arg in ("--browser", browser)])
+
+
+def _latitudes(args: argparse.Namespace) -> int:
+    from harness import latitudes
+
+    if args.only:
+        unknown = latitudes.unknown_latitudes(args.only)
+        if unknown:
+            raise SystemExit(f"python -m harness latitudes: {unknown}")
+    if args.prove:
+        return latitudes.run_proof(args.browser or ["chromium"], workers=args.workers, only=args.only)
+    for latitude in latitudes.catalog():
+        print(f"{latitude.name}\n  allows: {latitude.allows}\n  changes: {latitude.changes}")
+    return 0
 
 
 def _rules(args: argparse.Namespace) -> int:
@@ -88,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--other-port", type=int, default=8001)
     serve.add_argument("--relay-port", type=int, default=9333)
     serve.add_argument("--fault", action="append", help="switch on a named fault (repeatable)")
+    serve.add_argument("--latitude", action="append", help="switch on a named latitude, a conformant alternative (repeatable)")
     serve.set_defaults(run=_serve)
 
     browsers = commands.add_parser("browsers", help="list the browser configurations and where their browsers are")
@@ -101,6 +116,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="browser configuration (default: chromium and chromium-noflag)")
     faults.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (default 2)")
     faults.set_defaults(run=_faults)
+
+    latitudes = commands.add_parser("latitudes", help="the reference's latitudes (conformant alternatives); "
+                                                      "--prove shows the scenarios pass with them on")
+    latitudes.add_argument("--prove", action="store_true", help="run every scenario with the latitudes on")
+    latitudes.add_argument("--only", action="append", help="only this latitude (repeatable)")
+    latitudes.add_argument("--browser", action="append", default=[], choices=list(CONFIGS),
+                           help="browser configuration (default: chromium)")
+    latitudes.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (default 2)")
+    latitudes.set_defaults(run=_latitudes)
 
     rules = commands.add_parser("rules", help="every rule id with its source and the scenarios that check it")
     rules.set_defaults(run=_rules)

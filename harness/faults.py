@@ -167,19 +167,23 @@ def judge(fault: Fault, browser: str, rows: list[dict], clean: dict[tuple, str])
 
 
 def run_proof(browsers: list[str], workers: int, only: list[str] | None = None,
-              clean_results: Path | None = None, out: Path | None = None) -> int:
+              clean_results: Path | None = None, out: Path | None = None, latitudes: list[str] = ()) -> int:
+    """With `latitudes`, every run has those switched on too: a fault stays caught on a conformant
+    page of other markup (their clean runs are then the latitude proof's)."""
     faults = [f for f in catalog() if not only or f.name in only]
     clean_rows = json.loads(clean_results.read_text(encoding="utf-8")) if clean_results else None
     with tempfile.TemporaryDirectory(prefix="harness-faults-") as tmp:
-        rows_path = (out or Path(tmp)) / "fault-proof.json"
+        rows_path = (out or Path(tmp)) / ("fault-proof-latitudes.json" if latitudes else "fault-proof.json")
         command = [sys.executable, "-m", "pytest", "scenarios", "-q", "--tb=no", "--no-summary", "-p", "no:cacheprovider",
                    "-n", str(workers), "--prove-faults", ",".join(f.name for f in faults),
                    f"--results-json={rows_path}", f"--output={Path(tmp) / 'artifacts'}",
-                   *[a for b in browsers for a in ("--browser", b)]]
+                   *[a for b in browsers for a in ("--browser", b)],
+                   *[a for latitude in latitudes for a in ("--latitude", latitude)]]
         if clean_results is None:
             command.append("--prove-with-clean")
-        print(f"fault proof: {len(faults)} faults on {', '.join(browsers)} "
-              f"({'clean runs from ' + clean_results.name if clean_results else 'with clean runs'})", flush=True)
+        print(f"fault proof: {len(faults)} faults on {', '.join(browsers)}"
+              + (f" with {len(latitudes)} latitudes on" if latitudes else "")
+              + f" ({'clean runs from ' + clean_results.name if clean_results else 'with clean runs'})", flush=True)
         subprocess.run(command, cwd=ROOT)  # its progress shows; its failures are the proof's data
         if not rows_path.exists():
             print("fault proof: the proof's pytest session did not run")

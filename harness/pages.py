@@ -62,7 +62,7 @@ class ToolPage:
 
     @property
     def log(self) -> "OperationLog":
-        return OperationLog(self.page.get_by_role("log", name=SWITCH_LABEL))
+        return OperationLog(self.page)
 
     @property
     def dialog(self) -> "ConfirmDialog":
@@ -142,6 +142,62 @@ class PermissionStorage:
         return self.page.evaluate("Date.now()")
 
 
+# @fukuemon/ui's Disclosure, whatever its markup: a native <summary> in a <details>, or the ARIA
+# disclosure pattern (a button with aria-expanded, controlling a region by aria-controls).
+DISCLOSURE_TOGGLES = "summary, button[aria-expanded], [role=button][aria-expanded]"
+DISCLOSURE_JS = """
+const disclosure = {
+  isOpen: (toggle) => toggle.tagName === 'SUMMARY' ? toggle.parentElement.open : toggle.getAttribute('aria-expanded') === 'true',
+  region: (toggle) => {
+    if (toggle.tagName === 'SUMMARY') return toggle.parentElement;
+    const controlled = document.getElementById(toggle.getAttribute('aria-controls') ?? '');
+    if (controlled) return controlled;
+    // Without aria-controls: what follows the toggle (or the heading that wraps it).
+    for (let node = toggle; node && node !== document.body; node = node.parentElement) {
+      if (node.nextElementSibling) return node.nextElementSibling;
+    }
+    return null;
+  },
+};
+"""
+
+
+class Disclosure:
+    """One Disclosure, by its toggle (the part one clicks)."""
+
+    def __init__(self, toggle: Locator):
+        self.toggle = toggle
+
+    def is_open(self) -> bool:
+        return self.toggle.evaluate(f"(toggle) => {{ {DISCLOSURE_JS} return disclosure.isOpen(toggle); }}")
+
+    def wait_open(self, open_: bool) -> None:
+        self.toggle.page.wait_for_function(
+            f"([toggle, open]) => {{ {DISCLOSURE_JS} return disclosure.isOpen(toggle) === open; }}",
+            arg=[self.toggle.element_handle(), open_], timeout=limits.EXPECT_MS)
+
+    def open(self) -> None:
+        expect(self.toggle, "there is no Disclosure to open").to_be_attached()
+        if not self.is_open():
+            self.toggle.click()
+        self.wait_open(True)
+
+    def close(self) -> None:
+        if self.is_open():
+            self.toggle.click()
+        self.wait_open(False)
+
+    def region_text(self) -> str:
+        """The text the opened Disclosure shows besides its toggle."""
+        return self.toggle.evaluate(f"""(toggle) => {{ {DISCLOSURE_JS}
+          const region = disclosure.region(toggle);
+          if (!region) return '';
+          const copy = region.cloneNode(true);
+          if (region.contains(toggle)) copy.querySelector('summary')?.remove();
+          return copy.textContent;
+        }}""")
+
+
 class ConfirmDialog:
     """The confirmation dialog (Design Doc 確認の画面), found the way a user sees it: the dialog role,
     its heading, its two buttons and the checkbox by their labels."""
@@ -165,22 +221,38 @@ class ConfirmDialog:
         return self.root.get_by_role("checkbox", name=DONT_ASK_LABEL)
 
     @property
-    def detail(self) -> Locator:
-        """The Disclosure with the full content (detail)."""
-        return self.root.locator("details")
+    def detail(self) -> Disclosure:
+        """The Disclosure with the full content (detail): the dialog's only one."""
+        return Disclosure(self.root.locator(DISCLOSURE_TOGGLES).first)
 
-    def open_detail(self) -> Locator:
-        """Open the Disclosure; returns it."""
+    def open_detail(self) -> str:
+        """Open the Disclosure; returns the text it shows."""
         detail = self.detail
-        if detail.get_attribute("open") is None:
-            detail.locator("summary").click()
-        return detail
+        detail.open()
+        return detail.region_text()
 
     def body_text(self) -> str:
         return self.root.inner_text()
 
 
 LOG_FIELDS = ("time", "name", "args", "badge", "result")
+BADGE_WORDS = ("成功", "失敗", "中止")
+# 時刻(時、分、秒): in any of the usual notations — 09:05:03, 9:05:03, 9時05分03秒.
+TIME_OF_DAY = re.compile(r"^(\d{1,2})[:時](\d{2})[:分](\d{2})秒?$")
+# The panel's own Disclosures, told apart from rows by their labels (icons around them aside).
+PANEL_TOGGLE_TEXT = re.compile(rf"^\W*({SWITCH_LABEL}|{CONNECT_HELP_LABEL})\W*$")
+
+
+OK_TRUE = re.compile(r'"ok"\s*:\s*true')
+
+
+def seconds_of_day(text: str) -> int | None:
+    """A row's time as seconds since midnight, or None if it is not a time of day."""
+    match = TIME_OF_DAY.match(text.strip())
+    if not match:
+        return None
+    hours, minutes, seconds = map(int, match.groups())
+    return hours * 3600 + minutes * 60 + seconds if hours < 24 and minutes < 60 and seconds < 60 else None
 
 
 @dataclass(frozen=True)
@@ -194,64 +266,127 @@ class LogRow:
     result: str
 
 
-class OperationLog:
-    """The `role="log"` panel (Design Doc 操作の記録の欄)."""
+# The texts a user reads in an element, in order: text nodes, with aria-hidden decoration left out.
+READ_TEXTS = """(element) => {
+  const texts = [];
+  const walk = (node) => {
+    if (node.nodeType === Node.TEXT_NODE) {
+      const text = node.textContent.trim();
+      if (text) texts.push(text);
+    } else if (node.nodeType === Node.ELEMENT_NODE && node.getAttribute('aria-hidden') !== 'true') {
+      node.childNodes.forEach(walk);
+    }
+  };
+  walk(element);
+  return texts;
+}"""
 
-    def __init__(self, root: Locator):
-        self.root = root
+# The full texts an opened row shows: the arguments and the result, each a JSON object — the
+# innermost elements outside the row's toggle whose whole text starts with "{", in order.
+FULL_TEXTS = """(toggle) => {
+  %s
+  const region = disclosure.region(toggle);
+  if (!region || !disclosure.isOpen(toggle)) return null;
+  const holders = [...region.querySelectorAll('*')].filter((element) =>
+    !toggle.contains(element) && element.textContent.trim().startsWith('{') && element.checkVisibility()
+    && ![...element.children].some((child) => child.textContent.trim() === element.textContent.trim()));
+  const innermost = holders.filter((element) => !holders.some((other) => other !== element && element.contains(other)));
+  return innermost.length >= 2 ? innermost.map((element) => element.textContent) : null;
+}""" % DISCLOSURE_JS
+
+
+def parse_row(texts: list[str], names: set[str]) -> LogRow:
+    """A row header's texts, read by what they are in the spec's order: a time, an operation's
+    name, the arguments' summary, a badge word, the result's summary."""
+    def fail(why: str) -> AssertionError:
+        return AssertionError(f"a log row's header does not read 時刻、操作の名前、引数の要約、StatusBadge、結果の要約 "
+                              f"({why}): {texts}")
+
+    at_time = next((i for i, text in enumerate(texts) if seconds_of_day(text) is not None), None)
+    if at_time is None:
+        raise fail("no time of day")
+    at_name = next((i for i in range(at_time + 1, len(texts)) if texts[i] in names), None)
+    if at_name is None:
+        raise fail("no operation name after the time")
+    badge = re.compile(rf"^\W*({'|'.join(BADGE_WORDS)})\W*$")
+    at_badge = next((i for i in range(at_name + 1, len(texts)) if badge.match(texts[i])), None)
+    if at_badge is None:
+        raise fail(f"no badge word ({'/'.join(BADGE_WORDS)}) after the name")
+    return LogRow(texts[at_time], texts[at_name], "".join(texts[at_name + 1:at_badge]),
+                  badge.match(texts[at_badge]).group(1), "".join(texts[at_badge + 1:]))
+
+
+class OperationLog:
+    """The `role="log"` panel (Design Doc 操作の記録の欄), found by its role; where the page has more
+    than one log, the one named 「AI からの操作」. Its rows are the Disclosures in it (「行を開くと」)
+    other than the panel's own (its title, 「AI のエージェントのつなぎ方」)."""
+
+    def __init__(self, page: Page):
+        self.page = page
+        self.root = page.get_by_role("log", name=SWITCH_LABEL, exact=True).or_(page.get_by_role("log")).first
 
     @property
     def rows(self) -> Locator:
-        # Rows hidden while the panel is collapsed still count.
-        return self.root.get_by_role("listitem", include_hidden=True)
+        """Each row's header (its toggle), oldest first; hidden ones (a collapsed panel) count too."""
+        return self.root.locator(DISCLOSURE_TOGGLES).filter(has_not_text=PANEL_TOGGLE_TEXT)
+
+    @property
+    def shown(self) -> Locator:
+        """What shows of the panel: the log, or its title where an empty log takes no room."""
+        return self.root.or_(self.toggle).filter(visible=True)
+
+    def expect_shown(self) -> None:
+        expect(self.shown, "the panel 「AI からの操作」 is not shown").not_to_have_count(0)
+
+    def expect_hidden(self) -> None:
+        expect(self.shown, "the panel 「AI からの操作」 is shown").to_have_count(0)
 
     @property
     def connect_help(self) -> Locator:
-        return self.root.get_by_text(CONNECT_HELP_LABEL)
+        return self.page.get_by_text(CONNECT_HELP_LABEL, exact=True)
+
+    @property
+    def connect_help_disclosure(self) -> Disclosure:
+        return Disclosure(self.page.locator(DISCLOSURE_TOGGLES).filter(has_text=CONNECT_HELP_LABEL))
 
     @property
     def toggle(self) -> Locator:
-        """The panel's title, the button that opens and closes it."""
-        return self.root.get_by_role("button", name=SWITCH_LABEL, exact=True)
+        """The panel's title, the Disclosure toggle that opens and closes it."""
+        return self.page.locator(DISCLOSURE_TOGGLES).filter(has_text=PANEL_TOGGLE_TEXT).filter(has_text=SWITCH_LABEL)
 
-    def is_expanded(self) -> bool:
-        return self.toggle.get_attribute("aria-expanded") != "false"
+    def wait_for_success_row(self, name: str) -> None:
+        """Until the panel shows a row of `name` whose result summary says ok: true. A page may render
+        late (React batches updates), and a count of rows taken before a call is only right once
+        the rows of the calls before it are on screen (earlier rows of `name` may be not_ready)."""
+        expect(self.rows.filter(has_text=name).filter(has_text=OK_TRUE).first).to_be_attached()
 
     def collapse(self) -> None:
-        if self.is_expanded():
-            self.toggle.click()
-        expect(self.toggle).to_have_attribute("aria-expanded", "false")
+        Disclosure(self.toggle).close()
 
     def expand(self) -> None:
-        if not self.is_expanded():
-            self.toggle.click()
-        expect(self.toggle).to_have_attribute("aria-expanded", "true")
-
-    def row_header(self, row: Locator) -> Locator:
-        """The always-visible line of a row (the part one clicks to open it)."""
-        return row.locator("summary").first
+        Disclosure(self.toggle).open()
 
     def row(self, index: int) -> LogRow:
-        """Parse row `index` (negative counts from the end): the header's five cells in order."""
+        """Parse row `index` (negative counts from the end)."""
+        from harness.contract import BY_NAME
+
         count = self.rows.count()
-        row = self.rows.nth(index % count if count else index)
-        cells = self.row_header(row).locator(":scope > *")
-        texts = [text.strip() for text in cells.all_inner_texts()]
-        if len(texts) != len(LOG_FIELDS):
-            raise AssertionError(f"a log row's header has {len(texts)} cells, expected {len(LOG_FIELDS)} "
-                                 f"({', '.join(LOG_FIELDS)}): {texts}")
-        return LogRow(*texts)
+        header = self.rows.nth(index % count if count else index)
+        return parse_row(header.evaluate(READ_TEXTS), set(BY_NAME))
 
     def open_row(self, index: int) -> tuple[str, str]:
         """Open row `index`; returns the full (arguments, result) texts it shows."""
         count = self.rows.count()
-        row = self.rows.nth(index % count if count else index)
-        if row.locator("details").first.get_attribute("open") is None:
-            self.row_header(row).click()
-        texts = row.locator("pre")
-        expect(texts).to_have_count(2)
-        expect(texts.first).to_be_visible()
-        return texts.nth(0).text_content() or "", texts.nth(1).text_content() or ""
+        toggle = self.rows.nth(index % count if count else index)
+        row = Disclosure(toggle)
+        row.open()
+        try:
+            texts = self.page.wait_for_function(FULL_TEXTS, arg=toggle.element_handle(), timeout=limits.EXPECT_MS)
+        except PlaywrightTimeoutError:
+            raise AssertionError(f"the opened row {index} does not show the arguments and the result (two JSON "
+                                 f"texts): {row.region_text()[:300]!r}") from None
+        args, result = texts.json_value()[:2]
+        return args, result
 
 
 def new_tool_page(context: BrowserContext, target: Target, tool: str, url: str) -> ToolPage:
@@ -278,16 +413,20 @@ def ai_scripts(open_tool, tool: str, wait_for_operations) -> tuple[ToolPage, set
     left off has not, once settled. Returns the switched-on tab (ON is then stored for the
     origin) and those URLs."""
     off = open_tool(tool)
-    loaded_when_off = off.settled_scripts()
+    # Quiet for long enough to include what a tool loads a while after its page (a document it
+    # imports late); the tab left off is read before any tab turns on (it would follow it).
+    off.settle(quiet_ms=OFF_TAB_QUIET_MS)
+    loaded_when_off = scripts_loaded(off.page)
     on = open_tool(tool)
     on.turn_on()
     wait_for_operations(on)
     return on, scripts_loaded(on.page) - loaded_when_off
 
 
+OFF_TAB_QUIET_MS = 2_000
+
+
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}" if parts.netloc else parts.scheme + ":"
 
-
-TIME_OF_DAY = re.compile(r"^\d{2}:\d{2}:\d{2}$")

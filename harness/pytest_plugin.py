@@ -52,6 +52,9 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                       help="call path (repeatable): in-page, relay (default: both)")
     harness.addoption("--fault", action="append", default=[],
                       help="switch on a named fault of the reference playground (repeatable)")
+    harness.addoption("--latitude", action="append", default=[],
+                      help="switch on a named latitude of the reference playground, a conformant alternative "
+                           "(repeatable; 'all' for every one)")
     harness.addoption("--prove-faults", default=None, metavar="NAMES",
                       help="the fault proof's session (python -m harness faults --prove): each scenario once per "
                            "fault of its rules, for these comma-separated faults")
@@ -86,8 +89,17 @@ def pytest_configure(config: pytest.Config) -> None:
         target = load_profile(config.getoption("--target"), config.getoption("--base-url", default=None))
     except TargetError as error:
         raise pytest.UsageError(str(error)) from None
-    if (config.getoption("--fault") or config.getoption("--prove-faults")) and not target.served:
-        raise pytest.UsageError("--fault needs the reference target: faults live in the reference playground")
+    if (config.getoption("--fault") or config.getoption("--prove-faults") or config.getoption("--latitude")) \
+            and not target.served:
+        raise pytest.UsageError("--fault and --latitude need the reference target: they live in the reference playground")
+    if config.getoption("--latitude"):
+        from harness.latitudes import catalog, unknown_latitudes
+
+        if "all" in config.option.latitude:
+            config.option.latitude = [latitude.name for latitude in catalog()]
+        unknown = unknown_latitudes(config.getoption("--latitude"))
+        if unknown:
+            raise pytest.UsageError(unknown)
     proven = [name for name in (config.getoption("--prove-faults") or "").split(",") if name]
     if config.getoption("--fault") or proven:
         from harness.faults import FaultProofPlugin, unknown_faults
@@ -199,6 +211,12 @@ def target(pytestconfig: pytest.Config, fixture_server) -> Target:
 def reference_fault() -> str | None:
     """The fault under proof; the fault proof parametrizes it (python -m harness faults --prove)."""
     return None
+
+
+@pytest.fixture
+def reference_latitudes(pytestconfig: pytest.Config) -> list[str]:
+    """The reference's latitudes (conformant alternatives) switched on for this scenario."""
+    return list(pytestconfig.getoption("--latitude"))
 
 
 @pytest.fixture

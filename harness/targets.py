@@ -1,7 +1,11 @@
-"""Target profiles: where the playground under test is, and how to reach each tool page.
+"""Target profiles: where the playground under test is, how to reach each tool page, which
+document each page opens, and how to see what the spec leaves to the page's own markup.
 
 A profile is a TOML file (see harness/profiles/): `reference` (the default; the harness serves
 fixtures/reference itself), `localhost`, `production`, or a path to your own file.
+
+What a profile does not say, the scenarios that need it do not observe: they end 未確認
+(skipped, naming the missing key), never failed.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
+
 TOOLS = ("node", "sql", "go", "slides", "excalidraw", "drawio")
 PROFILES = Path(__file__).parent / "profiles"
 DEFAULT_RELAY_PORT = 9333
@@ -23,11 +29,40 @@ class TargetError(Exception):
 
 
 @dataclass(frozen=True)
+class Document:
+    """What a page opens (Design Doc 操作の対象の図とスライド): for node, sql and go only the
+    name, the embed id."""
+
+    name: str  # what <title> contains, reads' document.name, the confirmation's 「<名前>」
+    id: str | None = None  # reads' document.id (canvas tools)
+
+
+CANVAS_TOOLS = ("slides", "excalidraw", "drawio")
+# The hooks a tool section may give for what the spec leaves to the page (see HOOK_HELP).
+HOOKS = {"hold_loading": CANVAS_TOOLS, "view": CANVAS_TOOLS, "theme_picker": ("slides",)}
+HOLD_LOADING_KINDS = ("fetch", "child-frame")
+HOOK_HELP = {
+    "hold_loading": '"fetch" (fetch/xhr requests), "child-frame" (every request of a child frame) or a URL glob',
+    "view": "a Playwright selector",
+    "theme_picker": "a Playwright selector",
+}
+DOCUMENT_OF = {"page": "document", "other_page": "other_document"}
+
+
+@dataclass(frozen=True)
 class ToolPages:
     page: str  # a page with an open document (canvas tools) or an embed id (node, sql, go)
-    title: str | None = None  # the expected <title>, where the profile knows it
+    document: Document | None = None  # what `page` opens, where the profile knows it
     other_page: str | None = None  # a second document of the same tool
+    other_document: Document | None = None  # what `other_page` opens
     empty_page: str | None = None  # the tool with no open document
+    # How to hold the tool's loading, so that operations can be called before it ends:
+    # "fetch", "child-frame" or a URL glob of the requests to hold.
+    hold_loading: str | None = None
+    # Where the page shows the document rendered: slides, each rendered slide; excalidraw, the
+    # scene's <canvas>; drawio, the editor's <iframe>.
+    view: str | None = None
+    theme_picker: str | None = None  # slides: the <select> of the editor's themes
 
 
 @dataclass(frozen=True)
@@ -51,6 +86,23 @@ class Target:
     def page_url(self, tool: str, which: str = "page") -> str | None:
         path = getattr(self.tools[tool], which)
         return self.url(path) if path is not None else None
+
+    def document(self, tool: str, which: str = "page") -> Document:
+        """The document that `which` page of `tool` opens. A scenario that needs it is 未確認
+        (skipped) where the profile does not say."""
+        key = DOCUMENT_OF[which]
+        document = getattr(self.tools[tool], key)
+        if document is None:
+            pytest.skip(f"未確認: the profile gives no {key} for {tool}")
+        return document
+
+    def hook(self, tool: str, name: str) -> str:
+        """The profile's `name` hook for `tool`; a scenario (or the part of it) that needs it is
+        未確認 (skipped) where the profile gives none."""
+        value = getattr(self.tools[tool], name)
+        if value is None:
+            pytest.skip(f"未確認: the profile gives no {name} for {tool}")
+        return value
 
 
 def profile_path(name_or_path: str) -> Path:
@@ -88,16 +140,7 @@ def _target_from(data: dict, path: Path, base_url: str | None) -> Target:
     tools_data = data.get("tools")
     if not isinstance(tools_data, dict) or not tools_data:
         raise fail("needs a [tools.<tool>] table for each tool page")
-    tools: dict[str, ToolPages] = {}
-    for tool, entry in tools_data.items():
-        if tool not in TOOLS:
-            raise fail(f"unknown tool {tool!r} (tools are {', '.join(TOOLS)})")
-        if not isinstance(entry, dict) or not isinstance(entry.get("page"), str):
-            raise fail(f"[tools.{tool}] needs page = \"/path\"")
-        unknown = set(entry) - {"page", "title", "other_page", "empty_page"}
-        if unknown:
-            raise fail(f"[tools.{tool}] has unknown keys {sorted(unknown)}")
-        tools[tool] = ToolPages(**entry)
+    tools = {tool: _tool_pages(tool, entry, fail) for tool, entry in tools_data.items()}
     ai_tools = tuple(data.get("ai_tools", tools))
     missing = [tool for tool in ai_tools if tool not in tools]
     if missing:
@@ -116,6 +159,46 @@ def _target_from(data: dict, path: Path, base_url: str | None) -> Target:
         tools=tools,
         served=served,
     )
+
+
+def _tool_pages(tool: str, entry, fail) -> ToolPages:
+    if tool not in TOOLS:
+        raise fail(f"unknown tool {tool!r} (tools are {', '.join(TOOLS)})")
+    if not isinstance(entry, dict) or not isinstance(entry.get("page"), str):
+        raise fail(f"[tools.{tool}] needs page = \"/path\"")
+    hooks = [name for name, tools in HOOKS.items() if tool in tools]
+    known = {"page", "document", "other_page", "other_document", "empty_page", *hooks}
+    unknown = set(entry) - known
+    if unknown:
+        hint = "; title gave way to document = { name = ... }" if "title" in unknown else ""
+        raise fail(f"[tools.{tool}] has unknown keys {sorted(unknown)} (known: {', '.join(sorted(known))}){hint}")
+    for key in ("other_page", "empty_page"):
+        if key in entry and not isinstance(entry[key], str):
+            raise fail(f"[tools.{tool}] {key} must be a path string")
+    if "other_document" in entry and "other_page" not in entry:
+        raise fail(f"[tools.{tool}] gives other_document without other_page")
+    values = dict(entry)
+    for key in DOCUMENT_OF.values():
+        if key in entry:
+            values[key] = _document(tool, key, entry[key], fail)
+    for name in hooks:
+        value = entry.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise fail(f"[tools.{tool}] {name} must be {HOOK_HELP[name]}, not {value!r}")
+        if name == "hold_loading" and value not in HOLD_LOADING_KINDS and not any(c in value for c in "/*"):
+            raise fail(f"[tools.{tool}] hold_loading must be {HOOK_HELP[name]}, not {value!r}")
+    return ToolPages(**values)
+
+
+def _document(tool: str, key: str, value, fail) -> Document:
+    needed = ("id", "name") if tool in CANVAS_TOOLS else ("name",)
+    form = "{ id = \"...\", name = \"...\" }" if tool in CANVAS_TOOLS else "{ name = \"<embed id>\" }"
+    if (not isinstance(value, dict) or set(value) - {"id", "name"} or any(k not in value for k in needed)
+            or not all(isinstance(v, str) and v for v in value.values())):
+        raise fail(f"[tools.{tool}] {key} must be {form} with non-empty strings, not {value!r}")
+    return Document(**value)
 
 
 def served_at(target: Target, origin: str, relay_port: int) -> Target:

@@ -11,9 +11,10 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from harness import contract
+from harness import contract, limits
 from harness.checks import WALL_SECONDS_FOR_50_SECONDS, check, finding
 from harness.clock import T0, at
 from harness.inputs import valid_input
@@ -40,7 +41,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def expected_title(op: contract.Operation, tool_page: ToolPage, args: dict) -> str:
-    return op.confirmation.title_for(name=tool_page.page.title(), path=args.get("path", ""))
+    """The table's title for `op`; its 「<名前>」 is the open document's as the profile names it
+    (未確認 where the profile does not say)."""
+    name = tool_page.target.document(op.tool).name if "{name}" in op.confirmation.title else ""
+    return op.confirmation.title_for(name=name, path=args.get("path", ""))
 
 
 def turned_on(tool_page: ToolPage, client, expect_ready: bool = True) -> None:
@@ -52,12 +56,16 @@ def turned_on(tool_page: ToolPage, client, expect_ready: bool = True) -> None:
         read = contract.reader_of(tool_page.tool)
         loaded = client.call_when_ready(read.name, read.example)
         assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
+        tool_page.log.wait_for_success_row(read.name)
 
 
 def start_and_see(tool_page: ToolPage, client, name: str, args: dict):
     """Start a call and wait until it either shows a dialog or is decided (its log row appears).
 
     Returns (the pending call, "dialog" or "row")."""
+    # A page may render late: the dialog of a call decided before is gone, and its row shown,
+    # before what this call shows can be told apart.
+    expect(tool_page.dialog.root).to_have_count(0)
     rows_before = tool_page.log.rows.count()
     call = client.start(name, args)
     dialog, row = tool_page.dialog.root, tool_page.log.rows.nth(rows_before)
@@ -154,10 +162,11 @@ def test_other_operations_run_without_asking(open_tool, client_for, plain_op):
 @pytest.mark.rules("confirm.title-action")
 def test_title_and_action_label_follow_the_table(op_page, op_client, op):
     args = valid_input(op, op_client)
+    title = expected_title(op, op_page, args)
     asked(op_page, op_client, op, args)
     dialog = op_page.dialog
     with check("confirm.title-action"):
-        expect(dialog.title).to_have_text(expected_title(op, op_page, args))
+        expect(dialog.title).to_have_text(title)
         expect(dialog.action(op.confirmation.action_label)).to_be_visible()
 
 
@@ -192,9 +201,8 @@ def test_disclosure_shows_the_full_content(op_page, op_client, op):
     holder = dialog.root.get_by_text(content)
     with check("confirm.detail"):
         expect(holder.filter(visible=True), "the full content is on screen before the Disclosure is opened").to_have_count(0)
-        detail = dialog.open_detail()
+        shown = dialog.open_detail()
         expect(holder, "the opened Disclosure does not show the full content").to_be_visible()
-        shown = detail.text_content() or ""
         assert content in shown, (
             f"the Disclosure does not show the whole {op.confirmation.detail_field} ({len(content)} characters)")
 
@@ -217,40 +225,82 @@ def test_focus_starts_on_cancel(op_page, op_client, op):
 
 
 # Runs in the page within one task, so the operation has not finished yet: press the action,
-# note the buttons, then try 「やめる」, Esc and a click on the backdrop.
+# then try 「やめる」, Esc and a click on the backdrop. From then on it watches the page until the
+# dialog is gone: whether the action button ever showed busy while the dialog was open, when the
+# dialog went, and (in-page) when the call settled. A page may render late (React batches
+# updates), so busy is watched for, not read at once.
 PRESS_ACTION_THEN_TRY_TO_CLOSE = """
-([actionLabel, cancelLabel]) => {
-  const dialog = [...document.querySelectorAll('[role=dialog], dialog')].find((d) => d.checkVisibility());
-  const button = (label) => [...dialog.querySelectorAll('button')].find((b) => b.textContent.trim() === label);
-  const action = button(actionLabel), cancel = button(cancelLabel);
-  const isOpen = () => dialog.isConnected && dialog.checkVisibility();
-  action.click();
-  const state = {
-    openAfterAction: isOpen(),
-    actionBusy: action.getAttribute('aria-busy') === 'true' || action.disabled,
+([actionLabel, cancelLabel, callId]) => {
+  const openDialog = () => [...document.querySelectorAll('[role=dialog], dialog')].find((d) => d.isConnected && d.checkVisibility());
+  const button = (label) => [...(openDialog()?.querySelectorAll('button') ?? [])].find((b) => b.textContent.trim() === label);
+  const busy = (b) => !!b && (b.getAttribute('aria-busy') === 'true' || b.disabled || b.getAttribute('aria-disabled') === 'true');
+  const record = { busySeen: false, renderedWhileOpen: false, closedAfterMs: null, settledAfterMs: null };
+  const clickedAt = performance.now();
+  const look = () => {
+    if (record.closedAfterMs !== null) return;
+    if (!openDialog()) {
+      record.closedAfterMs = performance.now() - clickedAt;
+      observer.disconnect();
+    } else if (busy(button(actionLabel))) {
+      record.busySeen = true;
+    }
   };
-  cancel.click();
-  dialog.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', bubbles: true, cancelable: true }));
-  const box = dialog.getBoundingClientRect();
-  dialog.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: box.left - 5, clientY: box.top - 5 }));
-  state.openAfterClosingAttempts = isOpen();
+  // Delivered after the press's task: whether the page re-rendered the dialog while it stayed open
+  // (not the operation's own effect elsewhere on the page).
+  const observer = new MutationObserver((records) => {
+    const open = openDialog();
+    if (open && records.some((r) => open.contains(r.target))) record.renderedWhileOpen = true;
+    look();
+  });
+  observer.observe(document, { attributes: true, childList: true, subtree: true, characterData: true });
+  window.__harnessBusy = record;
+  if (callId !== null) window.__harness.calls.get(callId).then(() => { record.settledAfterMs = performance.now() - clickedAt; });
+  const dialog = openDialog();
+  button(actionLabel).click();
+  look();
+  const state = { openAfterAction: !!openDialog() };
+  button(cancelLabel)?.click();
+  const target = openDialog() ?? dialog;
+  target.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', bubbles: true, cancelable: true }));
+  const box = target.getBoundingClientRect();
+  target.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: box.left - 5, clientY: box.top - 5 }));
+  state.openAfterClosingAttempts = !!openDialog();
+  look();
   return state;
 }
 """
+# A dialog gone this soon after the press, while the call went on, closed at the press.
+CLOSED_AT_ONCE_MS = 300
 
 
 @pytest.mark.rules("confirm.busy")
 def test_action_is_busy_and_the_dialog_stays_until_done(op_page, op_client, op):
-    call = asked(op_page, op_client, op, valid_input(op, op_client))
-    state = op_page.page.evaluate(PRESS_ACTION_THEN_TRY_TO_CLOSE, [op.confirmation.action_label, "やめる"])
+    # A paragraph long enough that rendering the deck (about a second) outlasts a late page's
+    # rendering of the busy button.
+    marker = "大きな本文の行です。" * 1_000 if op.name == "slides_write" else "harness"
+    call = asked(op_page, op_client, op, valid_input(op, op_client, marker=marker))
+    call_id = call.id if op_client.path == "in-page" else None
+    state = op_page.page.evaluate(PRESS_ACTION_THEN_TRY_TO_CLOSE, [op.confirmation.action_label, "やめる", call_id])
     with check("confirm.busy"):
-        assert state == {"openAfterAction": True, "actionBusy": True, "openAfterClosingAttempts": True}, (
-            f"while {op.name} runs the action button must be busy and nothing may close the dialog: {state}"
-        )
+        assert state == {"openAfterAction": True, "openAfterClosingAttempts": True}, (
+            f"pressing the action, then 「やめる」, Esc or the backdrop closed the dialog while {op.name} ran: {state}")
     result = call.result()
-    assert result["ok"] is True, result
     with check("confirm.busy"):
+        assert result["ok"] is True, f"「やめる」, Esc or the backdrop stopped {op.name} after its action was pressed: {result}"
         expect(op_page.dialog.root, f"the dialog stays after {op.name} has finished").to_have_count(0)
+    seen = op_page.page.evaluate("window.__harnessBusy")
+    closed, settled = seen["closedAfterMs"], seen["settledAfterMs"]
+    with check("confirm.busy"):
+        if settled is not None and closed is not None and closed < CLOSED_AT_ONCE_MS:
+            # Settling trails the operation's end a little (the result travels back): only a
+            # dialog gone well before it closed at the press.
+            assert settled - closed < 200, f"the dialog closed {settled - closed:.0f} ms before {op.name} finished"
+        if not seen["busySeen"]:
+            assert not seen["renderedWhileOpen"], (
+                f"the page re-rendered the dialog while it stayed open ({closed:.0f} ms) but the action button was never busy")
+    if not seen["busySeen"]:
+        pytest.skip(f"未確認: the page re-rendered nothing of the dialog between the press and its closing {closed:.0f} ms later "
+                    f"(while {op.name} ran), so a busy button could not show")
 
 
 # --- 「このページでは今後尋ねない」 ----------------------------------------------------------
@@ -332,6 +382,22 @@ def test_declining_returns_declined(op_page, op_client, op, answer):
 
 # --- waiting -------------------------------------------------------------------------------
 
+NEXT_DIALOG_RENDERED = """(answered) => {
+  const dialog = [...document.querySelectorAll('[role=dialog], dialog')].find((d) => d.isConnected && d.checkVisibility());
+  return !!dialog && !dialog.contains(answered);
+}"""
+
+
+def next_dialog_rendered(tool_page: ToolPage, answered_button) -> None:
+    """Wait until the dialog on screen no longer holds the button just pressed: a page that renders
+    late still shows the answered dialog, whose buttons answer nothing. A page that shows the next
+    dialog in the very same elements cannot be told apart: after a short wait it is taken as shown."""
+    try:
+        tool_page.page.wait_for_function(NEXT_DIALOG_RENDERED, arg=answered_button, timeout=2_000 * limits.SCALE)
+    except PlaywrightTimeoutError:
+        pass
+
+
 @pytest.mark.rules("confirm.queue")
 def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, op):
     shown = asked(op_page, op_client, op, valid_input(op, op_client, marker="一つ目"))
@@ -341,14 +407,19 @@ def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, o
         arrived(op_client, op)
     with check("confirm.queue"):
         expect(op_page.dialog.root).to_have_count(1)
-        # Answer whichever dialog is shown: 「やめる」, then the action, then 「やめる」.
-        op_page.dialog.cancel.click()
-        expect(op_page.dialog.root).to_be_visible()
-        op_page.dialog.action(op.confirmation.action_label).click()
-        expect(op_page.dialog.root).to_be_visible()
-        op_page.dialog.cancel.click()
+        # Answer whichever dialog is shown: 「やめる」, then the action, then 「やめる」 — each once the
+        # answer before it has been decided (the action's operation has run).
+        results, answered_button = [], None
+        for answered, pending in zip(("cancel", "action", "cancel"), (shown, *queued)):
+            expect(op_page.dialog.root).to_be_visible()
+            if answered_button is not None:
+                next_dialog_rendered(op_page, answered_button)
+            button = op_page.dialog.cancel if answered == "cancel" else op_page.dialog.action(op.confirmation.action_label)
+            answered_button = button.element_handle()
+            button.click()
+            results.append(pending.result())
         expect(op_page.dialog.root).to_have_count(0)
-        codes = [r.get("error", {}).get("code", "ok") for r in (shown.result(), *(call.result() for call in queued))]
+        codes = [r.get("error", {}).get("code", "ok") for r in results]
         assert codes == ["declined", "ok", "declined"], f"the dialogs were not shown in arrival order: {codes}"
 
 

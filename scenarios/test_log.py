@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 from harness import contract, limits
 from harness.checks import check
 from harness.inputs import drawio_vertex, valid_input
-from harness.pages import TIME_OF_DAY, ToolPage
+from harness.pages import ToolPage, seconds_of_day
 
 SUMMARY_CHARS = 80
 DETAIL_CHARS = 10_000
@@ -35,6 +35,7 @@ def turned_on(tool_page: ToolPage, client) -> None:
     read = contract.reader_of(tool_page.tool)
     loaded = client.call_when_ready(read.name, read.example)
     assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
+    tool_page.log.wait_for_success_row(read.name)
 
 
 def text_call(tool: str, text: str) -> tuple[str, dict]:
@@ -118,9 +119,9 @@ def declined_call(tool_page: ToolPage, client) -> Logged:
     return call
 
 
-def page_clock(tool_page: ToolPage) -> str:
-    return tool_page.page.evaluate(
-        "() => new Date().toTimeString().slice(0, 8)")
+def page_clock(tool_page: ToolPage) -> int:
+    """The page's local time of day, in seconds."""
+    return tool_page.page.evaluate("() => { const d = new Date(); return d.getHours() * 3600 + d.getMinutes() * 60 + d.getSeconds(); }")
 
 
 def compact_json(value) -> str:
@@ -153,7 +154,7 @@ def test_log_is_shown_only_while_the_switch_is_on(tool_page):
         expect(tool_page.page.get_by_text("AI のエージェントのつなぎ方")).to_be_hidden()
     tool_page.turn_on()
     with check("log.visibility"):
-        expect(tool_page.log.root).to_be_visible()
+        tool_page.log.expect_shown()
 
 
 @pytest.mark.rules("log.connect-help")
@@ -162,10 +163,10 @@ def test_connect_help_gives_the_pages_origin(on):
     origin = on.page.evaluate("location.origin")
     with check("log.connect-help"):
         help_box = log.connect_help.bounding_box()
-        list_box = log.root.get_by_role("list").bounding_box()
-        assert help_box and list_box and help_box["y"] < list_box["y"], "「AI のエージェントのつなぎ方」 is not at the top of the panel"
-        log.connect_help.click()
-        expect(log.root.get_by_text(f"--widget-origin {origin}").first).to_be_visible()
+        first_row = log.rows.first.bounding_box()
+        assert help_box and first_row and help_box["y"] < first_row["y"], "「AI のエージェントのつなぎ方」 is not at the top of the panel"
+        log.connect_help_disclosure.open()
+        expect(on.page.get_by_text(f"--widget-origin {origin}").first).to_be_visible()
 
 
 @pytest.mark.rules("log.collapsible")
@@ -203,8 +204,9 @@ def test_row_shows_time_name_and_80_character_summaries(on, client):
         with check("log.row", subject=name):
             row = on.log.row(call.row)
             problems = []
-            if not TIME_OF_DAY.match(row.time) or not before <= row.time <= after:
-                problems.append(f"time {row.time!r} is not the call's HH:MM:SS ({before}…{after})")
+            shown = seconds_of_day(row.time)
+            if shown is None or not before <= shown <= after:
+                problems.append(f"time {row.time!r} is not the call's time of day (seconds {before}…{after})")
             if row.name != name:
                 problems.append(f"name {row.name!r}, expected {name!r}")
             problems += filter(None, (
@@ -220,14 +222,15 @@ def test_badges_say_success_declined_and_failure_in_words(on, client):
     read = contract.reader_of(on.tool)
     succeeded = logged(on, client, read.name, read.example)
     assert succeeded.result["ok"] is True, succeeded.result
-    ok_badge = log.row(succeeded.row).badge
-    declined_badge = log.row(declined_call(on, client).row).badge
+    with check("log.badge", subject="ok"):
+        assert log.row(succeeded.row).badge == BADGES["ok"]
+    declined = declined_call(on, client)
+    with check("log.badge", subject="declined"):
+        assert log.row(declined.row).badge == BADGES["declined"]
     failed = logged(on, client, *failing_call(on.tool))
     assert failed.result["ok"] is False and failed.result["error"]["code"] != "declined", failed.result
-    failure_badge = log.row(failed.row).badge
-    shown = {"ok": ok_badge, "declined": declined_badge, "failure": failure_badge}
-    with check("log.badge"):
-        assert shown == BADGES, f"badges {shown}, expected {BADGES}"
+    with check("log.badge", subject="failure"):
+        assert log.row(failed.row).badge == BADGES["failure"]
 
 
 @pytest.mark.rules("log.decided-only")
@@ -336,7 +339,7 @@ def test_rows_stay_while_the_switch_is_off(on, client):
     count = on.log.rows.count()
     last = on.log.row(-1)
     on.turn_off()
-    expect(on.log.root).to_be_hidden()
+    on.log.expect_hidden()
     on.turn_on()
     with check("log.lifetime"):
         expect(on.log.rows).to_have_count(count)
@@ -348,7 +351,7 @@ def test_rows_are_gone_after_reload(on, client):
     logged(on, client, *text_call(on.tool, "消える行"))
     on.page.reload()
     expect(on.switch).to_be_checked()
-    expect(on.log.root).to_be_visible()
+    on.log.expect_shown()
     with check("log.lifetime"):
         expect(on.log.rows).to_have_count(0)
 

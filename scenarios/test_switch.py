@@ -34,7 +34,7 @@ def test_switch_adds_no_on_off_wording(tool_page):
     header = tool_page.page.get_by_role("banner")
     before = header.inner_text()
     tool_page.turn_on()
-    expect(tool_page.log.root).to_be_visible()
+    tool_page.log.expect_shown()
     with check("switch.no-status-text"):
         assert header.inner_text() == before, "turning the switch on changed the header's text"
         for word in ("オン", "オフ", "有効", "無効", "ON", "OFF"):
@@ -50,7 +50,7 @@ def test_turning_on_registers_exactly_the_tools_operations(tool_page, client, to
     with check("switch.on-registers"):
         registered = {info.name: info for info in client.wait_for_tools(set(expected))}
         assert set(registered) == set(expected), f"registered {sorted(registered)}, expected {sorted(expected)}"
-        expect(tool_page.log.root).to_be_visible()
+        tool_page.log.expect_shown()
     for name, op in expected.items():
         info = registered[name]
         with check("registration.operations", subject=name):
@@ -67,7 +67,7 @@ def test_turning_off_unregisters_and_hides_the_log(tool_page, client, tool, call
     with check("relay.tools-follow-page" if call_path == "relay" else "switch.off-unregisters"):
         client.wait_for_no_tools()
     with check("switch.off-unregisters"):
-        expect(tool_page.log.root).to_be_hidden()
+        tool_page.log.expect_hidden()
 
 
 @pytest.mark.rules("operations.annotations")

@@ -8,11 +8,19 @@ from playwright.sync_api import expect
 
 from harness import contract
 from harness.pages import ToolPage
+from harness.targets import Document
 
 
 @pytest.fixture
 def agent(tool_page, client) -> Agent:
     return switch_on(tool_page, client)
+
+
+@pytest.fixture
+def opened(target, tool) -> Document:
+    """The document the profile says the tool's page opens. Named before `agent`, it makes a
+    scenario 未確認 before any page loads where the profile does not say."""
+    return target.document(tool)
 
 
 @pytest.fixture

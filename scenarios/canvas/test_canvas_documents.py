@@ -14,26 +14,26 @@ CANVAS = pytest.mark.tool("slides", "excalidraw", "drawio")
 
 @CANVAS
 @pytest.mark.rules("canvas.open-document", "slides.read", "excalidraw.read", "drawio.read")
-def test_read_names_the_open_document(agent, tool_page, tool):
+def test_read_names_the_open_document(opened, agent, tool):
     """読み取りの結果の document は、ページで開いている図かスライドの識別子と名前である。"""
     read = agent.client.call(agent.reader)
     with check("canvas.open-document"):
-        assert_is_open_document(tool_page, read)
+        assert_is_open_document(read, opened)
     with check(f"{tool}.read"):
         assert_success(agent.reader, read)
 
 
 @CANVAS
 @pytest.mark.rules("canvas.open-document")
-def test_two_tabs_each_report_their_own_document(open_tool, make_agent, tool):
+def test_two_tabs_each_report_their_own_document(target, open_tool, make_agent, tool):
     """同じツールを 2 つのタブで開くと、エージェントは読み取りの結果の document でタブを見分ける。"""
-    first = make_agent(open_tool(tool))
-    second = make_agent(open_tool(tool, "other_page"))
+    opened = [target.document(tool, which) for which in ("page", "other_page")]
+    agents = [make_agent(open_tool(tool)), make_agent(open_tool(tool, "other_page"))]
     documents = []
-    for agent in (first, second):
+    for agent, document in zip(agents, opened):
         read = agent.client.call(agent.reader)
         with check("canvas.open-document"):
-            assert_is_open_document(agent.tool_page, read)
+            assert_is_open_document(read, document)
         documents.append(read["document"])
     with check("canvas.open-document"):
         assert documents[0]["id"] != documents[1]["id"], f"two documents share an id: {documents}"
@@ -58,29 +58,33 @@ def test_every_operation_is_not_ready_without_an_open_document(open_tool, client
     every_operation_is_not_ready(tool_page, client_for(tool_page), tool)
 
 
-# What "the tool is still loading" means for each page: draw.io's app runs in a frame of its own
-# (hold every request of a child frame); the deck and the drawing are fetched (hold the fetches).
-def _holds_loading(tool: str, request) -> bool:
-    if tool == "drawio":
-        return request.frame.parent_frame is not None
-    return request.resource_type in ("fetch", "xhr")
+def holds_loading(how: str):
+    """The requests that carry the tool's loading, per the profile's hold_loading: "fetch" (the
+    document is fetched), "child-frame" (the tool runs in a frame of its own) or a URL glob."""
+    if how == "fetch":
+        return "**/*", lambda request: request.resource_type in ("fetch", "xhr")
+    if how == "child-frame":
+        return "**/*", lambda request: request.frame.parent_frame is not None
+    return how, lambda request: True
 
 
 @CANVAS
 @pytest.mark.rules("canvas.not-ready")
-def test_every_operation_is_not_ready_while_the_tool_loads(open_tool, client_for, tool):
+def test_every_operation_is_not_ready_while_the_tool_loads(target, open_tool, client_for, tool):
     """ツールの読み込みが終わっていないときは、not_ready を返す。"""
+    how = target.hook(tool, "hold_loading")
+    pattern, carries_loading = holds_loading(how)
     tool_page = open_tool(tool, navigate=False)
     held: list[Route] = []
     holding = True
 
     def hold(route: Route) -> None:
-        if holding and _holds_loading(tool, route.request):
+        if holding and carries_loading(route.request):
             held.append(route)
         else:
             route.continue_()
 
-    tool_page.page.route("**/*", hold)
+    tool_page.page.route(pattern, hold)
     # The held requests keep the load event from firing: wait for the document only.
     tool_page.goto(tool_page.url, wait_until="domcontentloaded")
     # Route handlers run while Playwright is called: call it until the loading is held, then hold
@@ -89,12 +93,12 @@ def test_every_operation_is_not_ready_while_the_tool_loads(open_tool, client_for
     while not held and time.monotonic() < deadline:
         tool_page.page.evaluate("0")
     if not held:
-        pytest.skip(f"未確認: the harness could not hold {tool}'s loading (no request of it was seen to hold)")
+        pytest.skip(f"未確認: the harness could not hold {tool}'s loading (no request of hold_loading = {how!r} was seen)")
     holding = False
     client = client_for(tool_page)
     every_operation_is_not_ready(tool_page, client, tool)
     for route in held:
         route.continue_()
-    tool_page.page.unroute("**/*", hold)
+    tool_page.page.unroute(pattern, hold)
     loaded = client.call_when_ready(contract.reader_of(tool).name)
     assert loaded["ok"] is True, f"{tool} did not become ready once loading went on: {loaded}"

@@ -11,13 +11,12 @@ from harness.checks import check
 
 pytestmark = pytest.mark.tool("excalidraw")
 
-# What Excalidraw draws of the scene, read from the pixels of its scene canvas (the UI over it is
-# HTML, left out): where something is drawn (pixels unlike the background at the canvas's
-# corner), where it changed since the kept picture, and where each given colour shows.
+# What Excalidraw draws of the scene, read from the pixels of its scene canvas (the profile's
+# view; the UI over it is HTML, left out): where something is drawn (pixels unlike the background
+# at the canvas's corner), where it changed since the kept picture, and where each given colour shows.
 _LOOK = r"""
-({ colours, keep }) => {
-  const canvas = document.querySelector('canvas.excalidraw__canvas.static');
-  if (!canvas) return null;
+(canvas, { colours, keep }) => {
+  if (!(canvas instanceof HTMLCanvasElement)) return null;
   const { width, height } = canvas;
   const px = canvas.getContext('2d').getImageData(0, 0, width, height).data;
   const state = (window.__harnessScene ??= {});
@@ -50,14 +49,15 @@ _LOOK = r"""
 
 
 class Scene:
-    """The drawing as the user sees it: Excalidraw's scene canvas."""
+    """The drawing as the user sees it: Excalidraw's scene canvas, the profile's view (未確認 without it)."""
 
     def __init__(self, tool_page):
-        self.page = tool_page.page
+        self.view = tool_page.target.hook("excalidraw", "view")
+        self.canvas = tool_page.page.locator(self.view)
 
     def look(self, colours=(), keep=False) -> dict:
-        look = self.page.evaluate(_LOOK, {"colours": list(colours), "keep": keep})
-        assert look is not None, "the page has no Excalidraw scene canvas (canvas.excalidraw__canvas.static)"
+        look = self.canvas.evaluate(_LOOK, {"colours": list(colours), "keep": keep})
+        assert look is not None, f"the profile's view {self.view!r} is not a <canvas>"
         return look
 
     def until(self, holds, colours=(), timeout: float = 10.0) -> dict:
@@ -94,11 +94,11 @@ def read_arrow(agent, arrow_id: str) -> dict:
 
 
 @pytest.mark.rules("excalidraw.read", "canvas.open-document")
-def test_read_lists_elements_with_every_field(agent, tool_page):
+def test_read_lists_elements_with_every_field(opened, agent):
     """excalidraw_read の elements の要素は、id、type、x、y、width、height、text、strokeColor、backgroundColor を持つ。"""
     read = agent.client.call("excalidraw_read")
     with check("canvas.open-document"):
-        assert_is_open_document(tool_page, read)
+        assert_is_open_document(read, opened)
     with check("excalidraw.read"):
         assert_success("excalidraw_read", read)
         assert read["elements"], "the open drawing has elements, excalidraw_read listed none"
