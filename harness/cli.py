@@ -48,7 +48,8 @@ def _latitudes(args: argparse.Namespace) -> int:
         if unknown:
             raise SystemExit(f"python -m harness latitudes: {unknown}")
     if args.prove:
-        return latitudes.run_proof(args.browser or ["chromium"], workers=args.workers, only=args.only)
+        return latitudes.run_proof(args.browser or ["chromium"], workers=args.workers, only=args.only,
+                                   call_paths=args.call_path or [])
     for latitude in latitudes.catalog():
         print(f"{latitude.name}\n  allows: {latitude.allows}\n  changes: {latitude.changes}")
     return 0
@@ -123,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     latitudes.add_argument("--only", action="append", help="only this latitude (repeatable)")
     latitudes.add_argument("--browser", action="append", default=[], choices=list(CONFIGS),
                            help="browser configuration (default: chromium)")
+    latitudes.add_argument("--call-path", action="append", choices=list(CALL_PATHS), help="call path (default: both)")
     latitudes.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (default 2)")
     latitudes.set_defaults(run=_latitudes)
 

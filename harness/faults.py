@@ -158,6 +158,8 @@ def judge(fault: Fault, browser: str, rows: list[dict], clean: dict[tuple, str])
         return Verdict(fault, browser, "caught", f"{r['nodeid']}: {first[:220]}")
     if targeted and all(r["outcome"] == "skipped" for r in targeted):
         return Verdict(fault, browser, "not-observable", f"its scenarios skip here: {targeted[0]['message'][:200]}")
+    if targeted and all(clean.get(_key(r)) == "skipped" for r in targeted):
+        return Verdict(fault, browser, "not-observable", "its scenarios are 未確認 here even without the fault")
     if not usable:
         why = "no scenario of its rule ran" if not targeted else "none of its scenarios passes without the fault"
         return Verdict(fault, browser, "missed", why)
@@ -167,10 +169,12 @@ def judge(fault: Fault, browser: str, rows: list[dict], clean: dict[tuple, str])
 
 
 def run_proof(browsers: list[str], workers: int, only: list[str] | None = None,
-              clean_results: Path | None = None, out: Path | None = None, latitudes: list[str] = ()) -> int:
+              clean_results: Path | None = None, out: Path | None = None, latitudes: list[str] = (),
+              call_paths: list[str] = ()) -> int:
     """With `latitudes`, every run has those switched on too: a fault stays caught on a conformant
-    page of other markup (their clean runs are then the latitude proof's)."""
-    faults = [f for f in catalog() if not only or f.name in only]
+    page of other markup (their clean runs are then the latitude proof's). `call_paths` narrows
+    the run to the faults proven on those paths."""
+    faults = [f for f in catalog() if (not only or f.name in only) and (not call_paths or f.path in call_paths)]
     clean_rows = json.loads(clean_results.read_text(encoding="utf-8")) if clean_results else None
     with tempfile.TemporaryDirectory(prefix="harness-faults-") as tmp:
         rows_path = (out or Path(tmp)) / ("fault-proof-latitudes.json" if latitudes else "fault-proof.json")
@@ -178,11 +182,13 @@ def run_proof(browsers: list[str], workers: int, only: list[str] | None = None,
                    "-n", str(workers), "--prove-faults", ",".join(f.name for f in faults),
                    f"--results-json={rows_path}", f"--output={Path(tmp) / 'artifacts'}",
                    *[a for b in browsers for a in ("--browser", b)],
-                   *[a for latitude in latitudes for a in ("--latitude", latitude)]]
+                   *[a for latitude in latitudes for a in ("--latitude", latitude)],
+                   *[a for path in call_paths for a in ("--call-path", path)]]
         if clean_results is None:
             command.append("--prove-with-clean")
         print(f"fault proof: {len(faults)} faults on {', '.join(browsers)}"
               + (f" with {len(latitudes)} latitudes on" if latitudes else "")
+              + (f", call paths {', '.join(call_paths)}" if call_paths else "")
               + f" ({'clean runs from ' + clean_results.name if clean_results else 'with clean runs'})", flush=True)
         subprocess.run(command, cwd=ROOT)  # its progress shows; its failures are the proof's data
         if not rows_path.exists():

@@ -58,24 +58,28 @@ FALSE_ALARMS = ("failed", "error", "stale")
 
 
 def _pytest(browsers: list[str], workers: int, latitudes: list[str], rows_path: Path, artifacts: Path,
-            nodeids: list[str] | None = None) -> list[dict]:
+            call_paths: list[str], nodeids: list[str] | None = None) -> list[dict]:
     command = [sys.executable, "-m", "pytest", *(nodeids or ["scenarios"]), "-q", "--tb=no", "--no-summary",
                "-p", "no:cacheprovider", "-n", str(workers), f"--results-json={rows_path}",
                f"--output={artifacts}", "--trace-failures", "--screenshot=only-on-failure",
                *[a for latitude in latitudes for a in ("--latitude", latitude)],
-               *[a for browser in browsers for a in ("--browser", browser)]]
+               *[a for browser in browsers for a in ("--browser", browser)],
+               *[a for path in call_paths for a in ("--call-path", path)]]
     subprocess.run(command, cwd=ROOT)  # its progress shows; its failures are the proof's data
     return json.loads(rows_path.read_text(encoding="utf-8")) if rows_path.exists() else []
 
 
-def run_proof(browsers: list[str], workers: int, only: list[str] | None = None, out: Path | None = None) -> int:
+def run_proof(browsers: list[str], workers: int, only: list[str] | None = None, out: Path | None = None,
+              call_paths: list[str] = ()) -> int:
     """Every scenario with all the latitudes on at once; where something fails, each latitude alone
-    on the failing scenarios names the ones it comes from. Writes latitude-proof.json into `out`."""
+    on the failing scenarios names the ones it comes from. Writes latitude-proof.json into `out`.
+    `call_paths` narrows the run: latitudes are the page's, whichever way a call arrives."""
     latitudes = [latitude.name for latitude in catalog() if not only or latitude.name in only]
     out = out or Path(tempfile.mkdtemp(prefix="harness-latitudes-"))
     out.mkdir(parents=True, exist_ok=True)
-    print(f"latitude proof: {len(latitudes)} latitudes together on {', '.join(browsers)}", flush=True)
-    rows = _pytest(browsers, workers, latitudes, out / "latitude-proof.json", out / "latitude-artifacts")
+    print(f"latitude proof: {len(latitudes)} latitudes together on {', '.join(browsers)}"
+          + (f", call paths {', '.join(call_paths)}" if call_paths else ""), flush=True)
+    rows = _pytest(browsers, workers, latitudes, out / "latitude-proof.json", out / "latitude-artifacts", list(call_paths))
     if not rows:
         print("latitude proof: the proof's pytest session did not run")
         return 1
@@ -85,7 +89,7 @@ def run_proof(browsers: list[str], workers: int, only: list[str] | None = None, 
         nodeids = sorted({row["nodeid"] for row in alarms})
         for latitude in latitudes:
             alone = _pytest(browsers, workers, [latitude], out / f"latitude-{latitude}.json",
-                            out / "latitude-artifacts", nodeids)
+                            out / "latitude-artifacts", list(call_paths), nodeids)
             blamed[latitude] = [row for row in alone if row["outcome"] in FALSE_ALARMS]
     elif alarms:
         blamed[latitudes[0]] = alarms

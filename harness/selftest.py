@@ -4,11 +4,12 @@
 2. the main job, through the same code as `python -m harness verify`: every scenario against the
    reference on every browser configuration available, writing the Verification tables into
    verification/selftest/, then checking them against results.json;
-3. the latitude proof on Chromium: every scenario with all the reference's latitudes (conformant
+3. the latitude proof on Chromium, in-page: every scenario with all the reference's latitudes (conformant
    alternatives of markup and timing) on passes — a failure there is a false alarm of the harness;
 4. the fault proof: each named fault of the reference is caught by a check of its rule and breaks
-   no sentinel — on Chromium with every latitude on (the latitude proof's rows are its clean runs),
-   and on Chromium without the flag as the reference is (the main job's rows are its clean runs).
+   no sentinel — on Chromium with every latitude on, for the faults shown in-page (the latitude
+   proof's rows are its clean runs), and on Chromium without the flag as the reference is, for
+   every fault (the main job's rows are its clean runs).
 """
 
 from __future__ import annotations
@@ -42,15 +43,17 @@ def run(args) -> int:
                                   out=str(MAIN_JOB_OUT), lang="en", workers=args.workers, real_time=False, pytest_args=[])
     outcomes.append(("main job", verify.run(main_job) == 0))
 
-    print("selftest: latitude proof (chromium)", flush=True)
-    outcomes.append(("latitude proof", latitudes.run_proof(["chromium"], int(args.workers), out=MAIN_JOB_OUT) == 0))
+    # Latitudes are the page's: the in-page path shows them whichever way a call arrives.
+    print("selftest: latitude proof (chromium, in-page)", flush=True)
+    outcomes.append(("latitude proof", latitudes.run_proof(["chromium"], int(args.workers), out=MAIN_JOB_OUT,
+                                                           call_paths=["in-page"]) == 0))
 
     every_latitude = [latitude.name for latitude in latitudes.catalog()]
-    for browser, clean, on in (("chromium", MAIN_JOB_OUT / "latitude-proof.json", every_latitude),
-                               ("chromium-noflag", MAIN_JOB_OUT / "results.json", [])):
-        print(f"selftest: fault proof ({browser}{', every latitude on' if on else ''})", flush=True)
+    for browser, clean, on, paths in (("chromium", MAIN_JOB_OUT / "latitude-proof.json", every_latitude, ["in-page"]),
+                                      ("chromium-noflag", MAIN_JOB_OUT / "results.json", [], [])):
+        print(f"selftest: fault proof ({browser}{', every latitude on, in-page' if on else ''})", flush=True)
         proof = faults.run_proof([browser], workers=int(args.workers), clean_results=clean if clean.exists() else None,
-                                 out=MAIN_JOB_OUT, latitudes=on)
+                                 out=MAIN_JOB_OUT, latitudes=on, call_paths=paths)
         outcomes.append((f"fault proof on {browser}", proof == 0))
 
     passed = sum(ok for _, ok in outcomes)
