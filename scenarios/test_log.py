@@ -308,7 +308,7 @@ def test_html_in_arguments_is_shown_as_text(on, client):
     call = logged(on, client, *text_call(on.tool, markup))
     log = on.log
     with check("log.text-only"):
-        expect(log.rows.nth(call.row)).to_contain_text(markup)
+        # The row's summary may cut the markup at 80 characters; the opened row shows it whole.
         args_text, _ = log.open_row(call.row)
         assert markup in args_text
         expect(log.root.locator("img")).to_have_count(0)
