@@ -49,6 +49,8 @@ class NotJsonResult(RuleBroken):
 
 
 class PendingCall(Protocol):
+    def done(self) -> bool: ...
+
     def result(self, timeout: float = limits.CALL_RESULT) -> dict: ...
 
 
@@ -154,6 +156,11 @@ class InPageCall:
     id: int
     name: str
     arguments: dict = field(default_factory=dict)
+
+    def done(self) -> bool:
+        """Whether the call has been decided (without waiting for it)."""
+        outcome = self.client.tool_page.page.evaluate(f"([id]) => {_PAGE_HELPERS}.outcome(id, 0)", [self.id])
+        return not outcome.get("timedOut")
 
     def result(self, timeout: float = limits.CALL_RESULT) -> dict:
         page = self.client.tool_page.page

@@ -137,6 +137,11 @@ class RelayCall:
     relay: "Relay"
     tool_page: ToolPage
 
+    def done(self) -> bool:
+        """Whether the call has been decided (without waiting for it)."""
+        pump(self.tool_page)
+        return self.future.done()
+
     def raw(self, timeout: float = limits.CALL_RESULT) -> tuple[bool, str]:
         """(isError, text) as the MCP client received it."""
         deadline = time.monotonic() + timeout
