@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import expect
 
 from harness import limits
 from harness.checks import HarnessError, RuleBroken, held
@@ -244,3 +245,20 @@ class InPageClient:
 
     def diagnostics(self) -> str:
         return f"--- page console ({self.tool_page.page.url}) ---\n{self.tool_page.console_text()}"
+
+
+def start_and_see(tool_page: ToolPage, client: ToolClient, name: str, arguments: dict) -> tuple[PendingCall, bool]:
+    """Start a call and wait until it shows a confirmation dialog or is decided; returns the pending
+    call and whether a dialog asked. Told by the dialog and the call itself, not by the log: a page
+    may render its rows late."""
+    dialog = tool_page.dialog.root
+    expect(dialog).to_have_count(0)  # the dialog of a call decided before has gone
+    pending = client.start(name, arguments)
+    deadline = time.monotonic() + limits.CALL_RESULT
+    while not dialog.is_visible():
+        if pending.done():
+            return pending, False
+        if time.monotonic() > deadline:
+            raise ConditionTimedOut(f"{name} neither asked nor was decided in {limits.CALL_RESULT:.0f} s")
+        time.sleep(0.05)
+    return pending, True

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from harness import contract, limits
+from harness import clients, contract, limits
 from harness.checks import WALL_SECONDS_FOR_50_SECONDS, check, finding
 from harness.clock import T0, at
 from harness.inputs import valid_input
@@ -60,17 +60,11 @@ def turned_on(tool_page: ToolPage, client, expect_ready: bool = True) -> None:
 
 
 def start_and_see(tool_page: ToolPage, client, name: str, args: dict):
-    """Start a call and wait until it either shows a dialog or is decided (its log row appears).
+    """Start a call and wait until it either shows a dialog or is decided.
 
     Returns (the pending call, "dialog" or "row")."""
-    # A page may render late: the dialog of a call decided before is gone, and its row shown,
-    # before what this call shows can be told apart.
-    expect(tool_page.dialog.root).to_have_count(0)
-    rows_before = tool_page.log.rows.count()
-    call = client.start(name, args)
-    dialog, row = tool_page.dialog.root, tool_page.log.rows.nth(rows_before)
-    expect(dialog.or_(row).first).to_be_visible()
-    return call, "dialog" if dialog.count() else "row"
+    call, asked_ = clients.start_and_see(tool_page, client, name, args)
+    return call, "dialog" if asked_ else "row"
 
 
 def asked(tool_page: ToolPage, client, op: contract.Operation, args: dict):

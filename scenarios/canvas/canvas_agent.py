@@ -6,12 +6,10 @@ The helpers assert; whether an assertion decides a rule is the caller's: inside 
 
 from __future__ import annotations
 
-import time
-
 from playwright.sync_api import expect
 
-from harness import contract, limits
-from harness.clients import ConditionTimedOut, PendingCall, parse_result
+from harness import contract
+from harness.clients import PendingCall, parse_result, start_and_see
 from harness.inputs import registered_enum
 from harness.pages import ToolPage
 from harness.targets import Document
@@ -43,20 +41,7 @@ class Agent:
         return self.ok(self.reader)
 
     def _start_and_see(self, name: str, arguments: dict) -> tuple[PendingCall, bool]:
-        """Start a call and wait until it shows a dialog or is decided (its log row appears).
-        Returns the pending call and whether a dialog asked."""
-        # Told by the dialog and the call itself, not by the log: a page may render its rows late.
-        dialog = self.tool_page.dialog.root
-        expect(dialog).to_have_count(0)  # the dialog of a call decided before has gone
-        pending = self.client.start(name, arguments)
-        deadline = time.monotonic() + limits.CALL_RESULT
-        while not dialog.is_visible():
-            if pending.done():
-                return pending, False
-            if time.monotonic() > deadline:
-                raise ConditionTimedOut(f"{name} neither asked nor was decided in {limits.CALL_RESULT:.0f} s")
-            time.sleep(0.05)
-        return pending, True
+        return start_and_see(self.tool_page, self.client, name, arguments)
 
     def fails(self, name: str, arguments: dict, code: str) -> dict:
         """A call that must fail with `code`, decided before any confirmation dialog."""
