@@ -36,6 +36,12 @@ def _faults(args: argparse.Namespace) -> int:
         if unknown:
             raise SystemExit(f"python -m harness faults: {unknown}")
     if args.prove:
+        if args.with_latitudes:
+            from harness.latitudes import catalog
+
+            # Latitudes are the page's: proven in-page, where they show whichever way a call arrives.
+            return faults.run_proof(args.browser or ["chromium"], workers=args.workers, only=args.only,
+                                    latitudes=[latitude.name for latitude in catalog()], call_paths=["in-page"])
         return faults.run_proof(args.browser or list(faults.PROOF_BROWSERS), workers=args.workers, only=args.only)
     return faults.list_catalog([arg for browser in args.browser for arg in ("--browser", browser)])
 
@@ -113,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     faults = commands.add_parser("faults", help="the reference's fault catalog; --prove shows each is caught")
     faults.add_argument("--prove", action="store_true", help="run each fault against the scenarios of its rule")
     faults.add_argument("--only", action="append", help="prove only this fault (repeatable)")
+    faults.add_argument("--with-latitudes", action="store_true",
+                        help="with every latitude of the reference on (in-page; default browser chromium)")
     faults.add_argument("--browser", action="append", default=[], choices=list(CONFIGS),
                         help="browser configuration (default: chromium and chromium-noflag)")
     faults.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (default 2)")
