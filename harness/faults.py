@@ -60,13 +60,16 @@ def catalog() -> list[Fault]:
     return faults
 
 
-def unknown_faults(names: list[str]) -> str | None:
-    """One error naming the faults that are not in the catalog, with the known ones; or None."""
-    known = {fault.name for fault in catalog()}
+def unknown_names(kind: str, names: list[str], known: set[str]) -> str | None:
+    """One error naming the `kind`s (fault, latitude) not among `known`, with the known ones; or None."""
     unknown = [name for name in names if name not in known]
     if not unknown:
         return None
-    return f"unknown fault {', '.join(map(repr, unknown))}; the reference's faults are: {', '.join(sorted(known))}"
+    return f"unknown {kind} {', '.join(map(repr, unknown))}; the reference's {kind}s are: {', '.join(sorted(known))}"
+
+
+def unknown_faults(names: list[str]) -> str | None:
+    return unknown_names("fault", names, {fault.name for fault in catalog()})
 
 
 # --- the proof's pytest session ----------------------------------------------------------------

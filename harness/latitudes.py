@@ -44,12 +44,9 @@ def catalog() -> list[Latitude]:
 
 
 def unknown_latitudes(names: list[str]) -> str | None:
-    """One error naming the latitudes that are not in the catalog, with the known ones; or None."""
-    known = {latitude.name for latitude in catalog()}
-    unknown = [name for name in names if name not in known]
-    if not unknown:
-        return None
-    return f"unknown latitude {', '.join(map(repr, unknown))}; the reference's latitudes are: {', '.join(sorted(known))}"
+    from harness.faults import unknown_names
+
+    return unknown_names("latitude", names, {latitude.name for latitude in catalog()})
 
 
 # --- the proof -------------------------------------------------------------------------------
