@@ -247,6 +247,17 @@ class InPageClient:
         return f"--- page console ({self.tool_page.page.url}) ---\n{self.tool_page.console_text()}"
 
 
+def decided_within(call: PendingCall, seconds: float) -> bool:
+    """Whether the call is decided within `seconds` (a rule that says "at once", on a page that
+    may render late); unlike result(), not being decided in time is an answer, not an error."""
+    deadline = time.monotonic() + seconds
+    while not call.done():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def start_and_see(tool_page: ToolPage, client: ToolClient, name: str, arguments: dict) -> tuple[PendingCall, bool]:
     """Start a call and wait until it shows a confirmation dialog or is decided; returns the pending
     call and whether a dialog asked. Told by the dialog and the call itself, not by the log: a page
