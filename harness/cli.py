@@ -40,9 +40,11 @@ def _faults(args: argparse.Namespace) -> int:
             from harness.latitudes import catalog
 
             # Latitudes are the page's: proven in-page, where they show whichever way a call arrives.
-            return faults.run_proof(args.browser or ["chromium"], workers=args.workers, only=args.only,
-                                    latitudes=[latitude.name for latitude in catalog()], call_paths=["in-page"])
-        return faults.run_proof(args.browser or list(faults.PROOF_BROWSERS), workers=args.workers, only=args.only)
+            leg = faults.Leg(tuple(args.browser or ["chromium"]), latitudes=tuple(latitude.name for latitude in catalog()),
+                             call_paths=("in-page",))
+        else:
+            leg = faults.Leg(tuple(args.browser or faults.PROOF_BROWSERS))
+        return faults.run_proof([leg], workers=args.workers, only=args.only)
     return faults.list_catalog([arg for browser in args.browser for arg in ("--browser", browser)])
 
 

@@ -149,7 +149,10 @@ class Verdict:
 def judge(fault: Fault, browser: str, rows: list[dict], clean: dict[tuple, str]) -> Verdict:
     targeted = [r for r in rows if r["scenario"] != SENTINEL]
     sentinels = [r for r in rows if r["scenario"] == SENTINEL]
-    broken_sentinel = [r for r in sentinels if r["outcome"] != "passed"]
+    # The sentinel may see the fault's own rule broken (every failure thrown breaks its read too):
+    # only another rule broken, or an error, shows the fault reaches beyond its rule.
+    broken_sentinel = [r for r in sentinels if r["outcome"] != "passed"
+                       and not (r["outcome"] == "failed" and r["broken"] == fault.rule)]
     if broken_sentinel:
         r = broken_sentinel[0]
         return Verdict(fault, browser, "too-broad", f"breaks the sentinel {r['nodeid']}: {r['outcome']}: {r['message'][:200]}")
@@ -171,58 +174,88 @@ def judge(fault: Fault, browser: str, rows: list[dict], clean: dict[tuple, str])
     return Verdict(fault, browser, "missed", f"no check of {fault.rule} failed: {seen}")
 
 
-def run_proof(browsers: list[str], workers: int, only: list[str] | None = None,
-              clean_results: Path | None = None, out: Path | None = None, latitudes: list[str] = (),
-              call_paths: list[str] = ()) -> int:
-    """With `latitudes`, every run has those switched on too: a fault stays caught on a conformant
-    page of other markup (their clean runs are then the latitude proof's). `call_paths` narrows
-    the run to the faults proven on those paths."""
-    faults = [f for f in catalog() if (not only or f.name in only) and (not call_paths or f.path in call_paths)]
-    clean_rows = json.loads(clean_results.read_text(encoding="utf-8")) if clean_results else None
+@dataclass(frozen=True)
+class Leg:
+    """One pytest session of the proof: its browsers, the latitudes switched on, the call paths it
+    takes, and where its clean runs come from (None: run in the same session)."""
+    browsers: tuple[str, ...]
+    latitudes: tuple[str, ...] = ()
+    call_paths: tuple[str, ...] = ()
+    clean_results: Path | None = None
+    # Only the faults that no earlier leg observed on these browsers (not run there, or 未確認).
+    rest_only: bool = False
+
+    def where(self, browser: str) -> str:
+        return browser + (f" with {len(self.latitudes)} latitudes" if self.latitudes else "")
+
+
+def _run_leg(leg: Leg, faults: list[Fault], workers: int, rows_path: Path, artifacts: Path) -> list[dict] | None:
+    command = [sys.executable, "-m", "pytest", "scenarios", "-q", "--tb=no", "--no-summary", "-p", "no:cacheprovider",
+               "-n", str(workers), "--prove-faults", ",".join(f.name for f in faults),
+               f"--results-json={rows_path}", f"--output={artifacts}",
+               *[a for b in leg.browsers for a in ("--browser", b)],
+               *[a for latitude in leg.latitudes for a in ("--latitude", latitude)],
+               *[a for path in leg.call_paths for a in ("--call-path", path)]]
+    if leg.clean_results is None:
+        command.append("--prove-with-clean")
+    print(f"fault proof: {len(faults)} faults on {', '.join(leg.browsers)}"
+          + (f" with {len(leg.latitudes)} latitudes on" if leg.latitudes else "")
+          + (f", call paths {', '.join(leg.call_paths)}" if leg.call_paths else "")
+          + f" ({'clean runs from ' + leg.clean_results.name if leg.clean_results else 'with clean runs'})", flush=True)
+    subprocess.run(command, cwd=ROOT)  # its progress shows; its failures are the proof's data
+    if not rows_path.exists():
+        print("fault proof: the proof's pytest session did not run")
+        return None
+    return json.loads(rows_path.read_text(encoding="utf-8"))
+
+
+def run_proof(legs: list[Leg], workers: int, only: list[str] | None = None, out: Path | None = None) -> int:
+    """Runs the legs in order and judges every fault on every browser of each. A fault must be
+    caught wherever it is observable, and somewhere."""
+    chosen = [f for f in catalog() if not only or f.name in only]
+    verdicts: list[tuple[Leg, Verdict]] = []
+    all_rows: list[dict] = []
+    ok = True
     with tempfile.TemporaryDirectory(prefix="harness-faults-") as tmp:
-        rows_path = (out or Path(tmp)) / ("fault-proof-latitudes.json" if latitudes else "fault-proof.json")
-        command = [sys.executable, "-m", "pytest", "scenarios", "-q", "--tb=no", "--no-summary", "-p", "no:cacheprovider",
-                   "-n", str(workers), "--prove-faults", ",".join(f.name for f in faults),
-                   f"--results-json={rows_path}", f"--output={Path(tmp) / 'artifacts'}",
-                   *[a for b in browsers for a in ("--browser", b)],
-                   *[a for latitude in latitudes for a in ("--latitude", latitude)],
-                   *[a for path in call_paths for a in ("--call-path", path)]]
-        if clean_results is None:
-            command.append("--prove-with-clean")
-        print(f"fault proof: {len(faults)} faults on {', '.join(browsers)}"
-              + (f" with {len(latitudes)} latitudes on" if latitudes else "")
-              + (f", call paths {', '.join(call_paths)}" if call_paths else "")
-              + f" ({'clean runs from ' + clean_results.name if clean_results else 'with clean runs'})", flush=True)
-        subprocess.run(command, cwd=ROOT)  # its progress shows; its failures are the proof's data
-        if not rows_path.exists():
-            print("fault proof: the proof's pytest session did not run")
-            return 1
-        rows = json.loads(rows_path.read_text(encoding="utf-8"))
-    source = clean_rows if clean_rows is not None else [r for r in rows if r["fault"] is None]
-    clean = {_key(r): r["outcome"] for r in source}
-    by_fault: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for r in rows:
-        if r["fault"]:
-            by_fault[(r["fault"], r["browser"])].append(r)
-    verdicts = [judge(f, b, by_fault[(f.name, b)], clean) for f in faults for b in browsers]
-    for v in verdicts:
-        label = {"caught": "caught  ", "not-observable": "n/a     ", "missed": "MISSED  ", "too-broad": "TOO BROAD"}[v.status]
-        print(f"{label} {v.fault.name} ({v.fault.rule}) on {v.browser}: {v.detail}", flush=True)
-    # Scenario functions that caught no fault on any configuration: nothing shows they can fail.
-    catching = {r["scenario"] for r in rows if r["fault"] and r["outcome"] == "failed"
-                and r["broken"] == next(f.rule for f in faults if f.name == r["fault"])}
-    targeted = {r["scenario"] for r in rows if r["fault"] and r["scenario"] != SENTINEL}
+        for number, leg in enumerate(legs, 1):
+            faults = [f for f in chosen if not leg.call_paths or f.path in leg.call_paths]
+            if leg.rest_only:
+                seen = {(v.fault.name, v.browser) for _, v in verdicts if v.status != "not-observable"}
+                faults = [f for f in faults if any((f.name, b) not in seen for b in leg.browsers)]
+            if not faults:
+                continue
+            name = "fault-proof" + ("-latitudes" if leg.latitudes else "") + (f"-{number}" if len(legs) > 1 else "")
+            rows = _run_leg(leg, faults, workers, (out or Path(tmp)) / f"{name}.json", Path(tmp) / "artifacts")
+            if rows is None:
+                ok = False
+                continue
+            all_rows += rows
+            source = json.loads(leg.clean_results.read_text(encoding="utf-8")) if leg.clean_results else \
+                [r for r in rows if r["fault"] is None]
+            clean = {_key(r): r["outcome"] for r in source}
+            by_fault: dict[tuple[str, str], list[dict]] = defaultdict(list)
+            for r in rows:
+                if r["fault"]:
+                    by_fault[(r["fault"], r["browser"])].append(r)
+            mine = [judge(f, b, by_fault[(f.name, b)], clean) for f in faults for b in leg.browsers]
+            for v in mine:
+                label = {"caught": "caught  ", "not-observable": "n/a     ", "missed": "MISSED  ", "too-broad": "TOO BROAD"}[v.status]
+                print(f"{label} {v.fault.name} ({v.fault.rule}) on {leg.where(v.browser)}: {v.detail}", flush=True)
+            for browser in leg.browsers:
+                here = [v for v in mine if v.browser == browser]
+                caught = sum(v.status == "caught" for v in here)
+                observable = sum(v.status != "not-observable" for v in here)
+                print(f"faults caught: {caught}/{observable} on {leg.where(browser)}"
+                      + (f" ({len(here) - observable} not observable there)" if observable < len(here) else ""), flush=True)
+                ok &= caught == observable
+            verdicts += [(leg, v) for v in mine]
+    # Scenario functions that caught no fault anywhere: nothing shows they can fail.
+    rule_of = {f.name: f.rule for f in chosen}
+    catching = {r["scenario"] for r in all_rows if r["fault"] and r["outcome"] == "failed" and r["broken"] == rule_of[r["fault"]]}
+    targeted = {r["scenario"] for r in all_rows if r["fault"] and r["scenario"] != SENTINEL}
     for scenario in sorted(targeted - catching):
         print(f"unproven {scenario}: no fault of its rules made one of its checks fail", flush=True)
-    ok = True
-    for browser in browsers:
-        mine = [v for v in verdicts if v.browser == browser]
-        caught = sum(v.status == "caught" for v in mine)
-        observable = sum(v.status != "not-observable" for v in mine)
-        print(f"faults caught: {caught}/{observable} on {browser}"
-              + (f" ({len(mine) - observable} not observable there)" if observable < len(mine) else ""), flush=True)
-        ok &= caught == observable
-    never = [f.name for f in faults if not any(v.fault == f and v.status == "caught" for v in verdicts)]
+    never = [f.name for f in chosen if not any(v.fault == f and v.status == "caught" for _, v in verdicts)]
     if never:
         print(f"fault proof: caught on no configuration: {', '.join(never)}")
     return 0 if ok and not never else 1

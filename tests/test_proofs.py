@@ -37,6 +37,13 @@ def test_not_observable_where_its_scenarios_skip_with_or_without_the_fault():
 def test_a_fault_that_breaks_the_sentinel_is_too_broad():
     rows = [row("failed", "confirm.queue"), row("failed", "switch.on-registers", scenario=SENTINEL)]
     assert judge(FAULT, "chromium", rows, clean_of(row("passed", fault=None))).status == "too-broad"
+    errored = [row("failed", "confirm.queue"), row("error", scenario=SENTINEL)]
+    assert judge(FAULT, "chromium", errored, clean_of(row("passed", fault=None))).status == "too-broad"
+
+
+def test_a_sentinel_that_sees_the_faults_own_rule_broken_is_no_sign_of_breadth():
+    rows = [row("failed", "confirm.queue"), row("failed", "confirm.queue", scenario=SENTINEL)]
+    assert judge(FAULT, "chromium", rows, clean_of(row("passed", fault=None))).status == "caught"
 
 
 def test_every_latitude_names_what_allows_it_and_what_changes():
