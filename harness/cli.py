@@ -151,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--lang", default="en", choices=["ja", "en"], help="also write this language (ja is always written)")
     verify.add_argument("--workers", default="2", help="pytest-xdist workers (default 2)")
     verify.add_argument("--real-time", action="store_true", help="wait out the 50-second rule in real time")
+    verify.add_argument("--shard", metavar="I/N", help="run only the I-th of N parts (one per machine; "
+                                                       "join them with `report --merge`)")
     verify.add_argument("pytest_args", nargs="*", help="further pytest arguments (after --)")
     verify.set_defaults(run=_verify)
 

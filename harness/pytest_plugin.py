@@ -68,6 +68,9 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                            "pytest-playwright's --tracing records DOM snapshots too, at twice the run time")
     harness.addoption("--real-time", action="store_true",
                       help="wait the 50-second rule out in real time instead of page.clock")
+    harness.addoption("--shard", default=None, metavar="I/N",
+                      help="run only the I-th of N parts of the scenarios (1-based), one part per machine; "
+                           "python -m harness report --merge joins their folders into one table")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -115,11 +118,40 @@ def pytest_configure(config: pytest.Config) -> None:
         except TargetError as error:
             raise pytest.UsageError(str(error)) from None
     config.stash[TARGET_KEY] = target
+    if config.getoption("--shard"):
+        config.stash[SHARD_KEY] = parse_shard(config.getoption("--shard"))
     if config.getoption("--results-json"):
         config.pluginmanager.register(results.ResultsRecorder(Path(config.getoption("--results-json"))), "harness-results")
 
 
+SHARD_KEY = pytest.StashKey[tuple[int, int]]()
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """'2/4' → (2, 4); anything else is one usage error."""
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"--shard takes I/N (e.g. 1/4), not {text!r}") from None
+    if not 1 <= index <= count:
+        raise pytest.UsageError(f"--shard {text}: I must be between 1 and N")
+    return index, count
+
+
+def in_shard(nodeids: list[str], index: int, count: int) -> set[str]:
+    """The nodeids of part `index` of `count`: every nodeid in exactly one part, the parts within
+    one of each other in size, the same on every machine (whatever order collection gave)."""
+    return set(sorted(nodeids)[index - 1::count])
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if SHARD_KEY in config.stash:
+        mine = in_shard([item.nodeid for item in items], *config.stash[SHARD_KEY])
+        others = [item for item in items if item.nodeid not in mine]
+        if others:
+            config.hook.pytest_deselected(items=others)
+            items[:] = [item for item in items if item.nodeid in mine]
     missing = _missing_browsers({item.callspec.params["browser_name"] for item in items
                                  if "browser_name" in getattr(getattr(item, "callspec", None), "params", {})})
     for item in items:

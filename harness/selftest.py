@@ -39,7 +39,8 @@ def run(args) -> int:
 
     print(f"selftest: the main job (python -m harness verify --out {MAIN_JOB_OUT.relative_to(ROOT)})", flush=True)
     main_job = argparse.Namespace(target="reference", base_url=None, browser=None, call_path=None, fault=None,
-                                  out=str(MAIN_JOB_OUT), lang="en", workers=args.workers, real_time=False, pytest_args=[])
+                                  out=str(MAIN_JOB_OUT), lang="en", workers=args.workers, real_time=False, shard=None,
+                                  pytest_args=[])
     outcomes.append(("main job", verify.run(main_job) == 0))
 
     # Latitudes are the page's: the in-page path shows them whichever way a call arrives.
@@ -75,7 +76,7 @@ def _existing(path):
 
 def _main_job(out, workers: str) -> tuple[float, Counter, list[dict]]:
     args = argparse.Namespace(target="reference", base_url=None, browser=LOAD_BROWSERS, call_path=None, fault=None,
-                              out=str(out), lang="en", workers=workers, real_time=False, pytest_args=[])
+                              out=str(out), lang="en", workers=workers, real_time=False, shard=None, pytest_args=[])
     started = time.monotonic()
     verify.run(args)
     rows = json.loads((out / "results.json").read_text(encoding="utf-8")) if (out / "results.json").exists() else []

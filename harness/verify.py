@@ -10,10 +10,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import sync_playwright
 
 from harness.browsers import CONFIGS, BrowserMissing, resolve
 from harness.paths import ROOT
+from harness.pytest_plugin import parse_shard
 from harness.report import check_report, describe_run, write_reports
 from harness.targets import TargetError, load_profile
 
@@ -56,6 +58,12 @@ def run(args) -> int:
         if unknown:
             print(f"verify: {unknown}", file=sys.stderr)
             return 2
+    if args.shard:
+        try:
+            parse_shard(args.shard)
+        except pytest.UsageError as error:
+            print(f"verify: {error}", file=sys.stderr)
+            return 2
     try:
         ai_tools = load_profile(args.target, args.base_url).ai_tools
     except TargetError as error:
@@ -80,6 +88,7 @@ def run(args) -> int:
             *(["--base-url", args.base_url] if args.base_url else []),
             *[a for f in (args.fault or []) for a in ("--fault", f)],
             *(["--real-time"] if args.real_time else []),
+            *(["--shard", args.shard] if args.shard else []),
             *args.pytest_args,
         ]
         code = subprocess.run(command, cwd=ROOT).returncode

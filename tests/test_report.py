@@ -283,3 +283,13 @@ def test_merge_names_each_machine(tmp_path):
 def test_merge_refuses_a_folder_that_is_not_a_run(tmp_path):
     with pytest.raises(SystemExit, match="not a verify folder"):
         report.merge([tmp_path], tmp_path / "out", ["ja"])
+
+
+def test_merge_of_the_shards_of_one_run_is_that_run(tmp_path):
+    rows = [row(), row(path="relay", rules=("relay.names",)), row(tool="drawio"),
+            row(tool="excalidraw", outcome="failed", broken="switch.control", checked={"switch.control": "failed"})]
+    write(tmp_path / "one", rows[0::2])
+    write(tmp_path / "two", rows[1::2])
+    report.merge([tmp_path / "one", tmp_path / "two"], tmp_path / "merged", ["ja"])
+    write(tmp_path / "whole", rows)
+    assert (tmp_path / "merged" / "verification.md").read_text() == (tmp_path / "whole" / "verification.md").read_text()
