@@ -68,6 +68,12 @@ def _rules(args: argparse.Namespace) -> int:
     from harness.rules import RULES
 
     by_rule = faults.scenarios_by_rule([])
+    if args.coverage:
+        from harness import spec_index
+
+        index = spec_index.load_index()
+        print("\n".join(spec_index.coverage_lines(spec_index.coverage(by_rule, index), index)))
+        return 0
     for rule in RULES:
         scenarios = sorted({node.split("[")[0] for node in by_rule.get(rule.id, [])})
         print(f"{rule.id}  ({rule.source} {rule.section})\n  {rule.text}\n  scenarios: {', '.join(scenarios) or '—'}")
@@ -139,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     latitudes.set_defaults(run=_latitudes)
 
     rules = commands.add_parser("rules", help="every rule id with its source and the scenarios that check it")
+    rules.add_argument("--coverage", action="store_true",
+                       help="per spec section: its sentences, how many map to rules, why the others do not")
     rules.set_defaults(run=_rules)
 
     verify = commands.add_parser("verify", help="run the scenarios and write the Verification tables")
