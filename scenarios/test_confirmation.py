@@ -319,6 +319,35 @@ def test_dont_ask_then_action_stops_asking_for_seven_days(op_page, op_client, op
     assert again.result()["ok"] is True
 
 
+@pytest.mark.rules("storage.cross-tab-skip")
+def test_dont_ask_chosen_in_another_tab_applies_here(op_page, op_client, open_tool, client_for, op):
+    other = open_tool(op.tool)
+    expect(other.switch).to_be_checked()  # opened with the stored ON
+    other_client = client_for(other)
+    other_client.wait_for_tools({op.name})
+    read = contract.reader_of(op.tool)
+    assert other_client.call_when_ready(read.name, read.example)["ok"] is True, f"{op.tool} never became ready"
+    call = asked(other, other_client, op, valid_input(op, other_client))
+    other.dialog.dont_ask.check()
+    # This tab hears of the choice by the storage event; its own listener runs before the harness's.
+    op_page.page.evaluate(AWAIT_SKIP_STORED, op_page.storage.key)
+    other.dialog.action(op.confirmation.action_label).click()
+    assert call.result()["ok"] is True
+    op_page.page.wait_for_function("() => window.__harnessSkipStored")
+    again, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client, marker="二回目"))
+    with check("storage.cross-tab-skip"):
+        assert seen == "row", f"{op.name} asked in this tab after 「このページでは今後尋ねない」 was chosen in another"
+    assert again.result()["ok"] is True
+
+
+AWAIT_SKIP_STORED = """(key) => {
+  window.__harnessSkipStored = false;
+  addEventListener('storage', (event) => {
+    if (event.key === key && event.newValue && JSON.parse(event.newValue).skipConfirmUntil) window.__harnessSkipStored = true;
+  });
+}"""
+
+
 @pytest.mark.rules("confirm.cancel-keeps-asking")
 def test_cancel_does_not_save_dont_ask(op_page, op_client, op):
     call = asked(op_page, op_client, op, valid_input(op, op_client))

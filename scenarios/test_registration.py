@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 from harness import contract
 from harness.checks import REGISTRATION_RECEIVER, check, finding
 from harness.clients import InPageClient
-from harness.pages import ai_scripts
+from harness.pages import START_FAILURE_TITLE, ai_scripts
 
 NATIVE_TOOLS = """async () => {
   const getter = Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')?.get;
@@ -61,7 +61,21 @@ def test_script_that_cannot_load_turns_the_switch_back_off(open_tool, tool):
     tool_page.switch.click()
     with check("switch.start-failure"):
         expect(tool_page.start_failure).to_be_visible()
-        expect(tool_page.start_failure).not_to_have_text("AI からの操作を始められません")  # a reason follows the title
+        expect(tool_page.start_failure).not_to_have_text(START_FAILURE_TITLE)  # a reason follows the title
         expect(tool_page.switch).not_to_be_checked()
         # Back off means no stored ON either: a reload would otherwise try again.
+        assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
+
+
+@pytest.mark.rules("switch.start-failure-stored-on")
+def test_stored_on_that_cannot_start_turns_the_switch_back_off(open_tool, tool):
+    # The probe's ON is stored for the origin: a tab opened now starts from it.
+    _, scripts = ai_scripts(open_tool, tool, wait_for_operations(tool))
+    tool_page = open_tool(tool, navigate=False)
+    tool_page.page.route(lambda url: url in scripts, lambda route: route.abort())
+    tool_page.goto(tool_page.url)
+    with check("switch.start-failure-stored-on"):
+        expect(tool_page.start_failure).to_be_visible()
+        expect(tool_page.start_failure).not_to_have_text(START_FAILURE_TITLE)  # a reason follows the title
+        expect(tool_page.switch).not_to_be_checked()
         assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
