@@ -14,6 +14,7 @@ from playwright.sync_api import BrowserContext, BrowserType, Playwright
 
 from harness import browsers
 from harness.browsers import BrowserConfig, BrowserMissing
+from harness.pytest_plugin import failed_before_teardown
 from harness.targets import Target
 
 
@@ -57,13 +58,5 @@ def context(context: BrowserContext, reference_faults: list[str], reference_lati
         context.tracing.start(title=request.node.nodeid, snapshots=False, screenshots=False, sources=False)
     yield context
     if tracing:
-        context.tracing.stop(path=Path(output_path) / "trace.zip" if _failed_before_teardown(request.node) else None)
+        context.tracing.stop(path=Path(output_path) / "trace.zip" if failed_before_teardown(request.node) else None)
 
-
-def _failed_before_teardown(item: pytest.Item) -> bool:
-    """From the phase reports pytest-playwright keeps on the item (rep_setup, rep_call)."""
-    for phase in ("rep_call", "rep_setup"):
-        report = getattr(item, phase, None)
-        if report is not None:
-            return report.failed
-    return True  # interrupted before any report: keep what there is

@@ -100,6 +100,7 @@ class FaultProofPlugin:
         values = ([None] if self.with_clean and faults and not sentinel else []) + faults
         metafunc.parametrize("reference_fault", values, ids=[v or "clean" for v in values])
 
+    @pytest.hookimpl(trylast=True)  # after pytest's own grouping by session parameters
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         keep, drop = [], []
         for item in items:
@@ -113,7 +114,8 @@ class FaultProofPlugin:
             (keep if fault and self._targets(item, params, fault) else drop).append(item)
         if drop:
             config.hook.pytest_deselected(items=drop)
-            items[:] = keep
+        # One fault's runs together: they share a worker's warm tabs (harness/warm_tabs.py).
+        items[:] = sorted(keep, key=lambda item: item.callspec.params.get("reference_fault") or "")
 
     @staticmethod
     def _targets(item: pytest.Item, params: dict, fault: Fault) -> bool:

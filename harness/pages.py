@@ -72,6 +72,13 @@ class ToolPage:
     def storage(self) -> "PermissionStorage":
         return PermissionStorage(self.page, self.tool)
 
+    def start_afresh(self, relay_tab_id: str) -> None:
+        """The tab given to another scenario (harness/warm_tabs.py): its observations start again."""
+        self.relay_tab_id = relay_tab_id
+        self.console.clear()
+        self.contacted.clear()
+        self.in_flight.clear()
+
     def goto(self, url: str, wait_until: str = "load") -> "ToolPage":
         self.page.goto(url, wait_until=wait_until)
         return self
@@ -393,8 +400,10 @@ def new_tool_page(context: BrowserContext, target: Target, tool: str, url: str) 
     """A new tab for `tool`, with a relay tab id of its own so the relay client can tell tabs apart."""
     page = context.new_page()
     relay_tab_id = secrets.token_hex(4)
+    # Only where the tab has none yet: a warm tab gets its next id from the harness (warm_tabs.py).
+    key = json.dumps(RELAY_TAB_ID_KEY)
     page.add_init_script(
-        f"try {{ sessionStorage.setItem({json.dumps(RELAY_TAB_ID_KEY)}, {json.dumps(relay_tab_id)}) }} catch {{}}"
+        f"try {{ if (!sessionStorage.getItem({key})) sessionStorage.setItem({key}, {json.dumps(relay_tab_id)}) }} catch {{}}"
     )
     return ToolPage(page, target, tool, relay_tab_id, url)
 

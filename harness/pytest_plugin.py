@@ -88,6 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rules(*ids): the spec rules (harness/rules.py) this scenario checks")
     config.addinivalue_line("markers", "tool(name): the scenario is about one tool; skipped where the target lacks it")
     config.addinivalue_line("markers", "call_paths(*paths): the call paths this scenario runs on")
+    config.addinivalue_line("markers", "new_context(why): the scenario's tab is opened in a new browser context, never a warm tab")
     try:
         target = load_profile(config.getoption("--target"), config.getoption("--base-url", default=None))
     except TargetError as error:
@@ -264,8 +265,7 @@ def open_tool(context: BrowserContext, target: Target, request: pytest.FixtureRe
     `navigate=False` gives the tab without loading the page (to route requests first; then
     `tool_page.goto(tool_page.url, wait_until=...)`).
     """
-    opened: list[ToolPage] = []
-    request.node.stash[OPENED_KEY] = opened
+    opened = request.node.stash.setdefault(OPENED_KEY, [])
 
     def open_(tool: str, which: str = "page", in_context: BrowserContext | None = None, navigate: bool = True) -> ToolPage:
         url = target.page_url(tool, which)
@@ -280,9 +280,52 @@ def open_tool(context: BrowserContext, target: Target, request: pytest.FixtureRe
     return open_
 
 
+@pytest.fixture(scope="session")
+def warm_tabs(browser, browser_context_args: dict, target: Target, pytestconfig: pytest.Config) -> Iterator:
+    from harness.warm_tabs import WarmTabs
+
+    tabs = WarmTabs(browser, browser_context_args, target, trace=pytestconfig.getoption("--trace-failures"))
+    yield tabs
+    tabs.close()
+
+
 @pytest.fixture
-def tool_page(open_tool, tool: str) -> ToolPage:
-    return open_tool(tool)
+def tab_of(request: pytest.FixtureRequest, warm_tabs, reference_faults: list[str], reference_latitudes: list[str],
+           output_path: str) -> Iterator[Callable[[str], ToolPage]]:
+    """The scenario's one tab of a tool: `tab_of("slides")`.
+
+    A warm tab (harness/warm_tabs.py: kept per worker, reset to a new tab's start) unless the
+    scenario works on its browser context — asks for `context` or `open_tool` (a clock, an init
+    script, a second tab) — or is marked `new_context`; those get a new tab in their context."""
+    if "context" in request.fixturenames or request.node.get_closest_marker("new_context"):
+        yield request.getfixturevalue("open_tool")
+        return
+    call_path = getattr(getattr(request.node, "callspec", None), "params", {}).get("call_path")
+    taken: list[ToolPage] = []
+
+    def tab(tool: str) -> ToolPage:
+        tool_page = warm_tabs.take(tool, call_path, reference_faults, reference_latitudes, request.node.nodeid)
+        taken.append(tool_page)
+        request.node.stash.setdefault(OPENED_KEY, []).append(tool_page)
+        return tool_page
+
+    yield tab
+    for tool_page in taken:
+        warm_tabs.give_back(tool_page, failed=failed_before_teardown(request.node), artifacts=Path(output_path))
+
+
+@pytest.fixture
+def tool_page(tab_of, tool: str) -> ToolPage:
+    return tab_of(tool)
+
+
+def failed_before_teardown(item: pytest.Item) -> bool:
+    """From the phase reports pytest-playwright keeps on the item (rep_setup, rep_call)."""
+    for phase in ("rep_call", "rep_setup"):
+        report = getattr(item, phase, None)
+        if report is not None:
+            return report.failed
+    return True  # interrupted before any report: keep what there is
 
 
 OPENED_KEY = pytest.StashKey[list]()

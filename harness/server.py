@@ -39,6 +39,7 @@ ISOLATION_HEADERS = {
 }
 
 CONFIG_MARK = "<!--reference-config-->"
+ASSET_MAX_AGE = 24 * 60 * 60
 
 
 @dataclass
@@ -94,7 +95,9 @@ def _handler(config: ReferenceConfig):
                 ctype += "; charset=utf-8"
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-cache")
+            # Documents are asked again (they carry the reference's config); everything they load
+            # is kept by a browser context for the run: a warm tab's reload downloads nothing more.
+            self.send_header("Cache-Control", "no-cache" if ctype.startswith("text/html") else f"max-age={ASSET_MAX_AGE}")
             if url_path.startswith("/node/"):
                 for name, value in ISOLATION_HEADERS.items():
                     self.send_header(name, value)

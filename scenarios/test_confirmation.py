@@ -96,8 +96,8 @@ def real_time(pytestconfig) -> bool:
 
 
 @pytest.fixture
-def op_page(open_tool, op) -> ToolPage:
-    return open_tool(op.tool)
+def op_page(tab_of, op) -> ToolPage:
+    return tab_of(op.tool)
 
 
 @pytest.fixture

@@ -69,6 +69,7 @@ def test_switch_on_then_one_read_succeeds(open_tool, client_for, tool, call_path
 
 @pytest.mark.rules("network.local-only")
 @pytest.mark.call_paths("in-page")
+@pytest.mark.new_context("a warm tab's cached files would never be requested, so never seen")
 def test_page_contacts_only_its_origin_and_the_local_relay(relay, tool_page, client, tool, target, call_path):
     # As a user has it: the relay running, so the relay script connects instead of scanning ports.
     # Every operation once, and every value of every enum input (a theme may load its own assets).

@@ -1,0 +1,135 @@
+"""Warm tabs: tool pages kept open per worker and given to one scenario after another.
+
+Opening a tool page in a new browser context costs the page's whole download and compile
+(measured here: 1.2 s for slides, 1.5 s for Excalidraw, 2.6 s for draw.io until its read
+answers); the same page reloaded in a context that has loaded it before costs half of that. A
+scenario that works on one tab and never on its browser context gets such a tab, reset to what
+a new tab would give it:
+
+- the page's origin storage emptied (localStorage, sessionStorage, IndexedDB) from a blank
+  document of that origin, before the tool page loads again;
+- a new relay tab id, so the relay's list never mixes the tab's previous life with this one;
+- the other tabs of its context closed, the page's observations (console, contacted origins)
+  started afresh.
+
+A tab whose scenario failed is closed, never given again: its retry starts in a new context.
+Each key (tool, call path, faults, latitudes) has a context of its own, so storage events and
+caches never cross between keys; the least recently used context is closed beyond `KEEP`. The
+call path is in the key because Chromium delays a context's WebSocket connections after failed
+ones: an in-page scenario's relay widget fails against every port (no relay listens for it), and
+a relay scenario given that context afterwards would see its widget time out against a relay
+that is there (seen here: never connected within 60 s).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from playwright.sync_api import Browser, BrowserContext
+
+from harness.checks import HarnessError
+from harness.pages import RELAY_TAB_ID_KEY, ToolPage, new_tool_page
+from harness.targets import Target
+
+KEEP = 6  # contexts per worker: the three canvas tools on both call paths
+BLANK_PATH = "/__harness-blank__"  # answered by the harness itself (page.route), on any target
+EMPTY_STORAGE = """async (tabId) => {
+  localStorage.clear();
+  sessionStorage.clear();
+  sessionStorage.setItem(%s, tabId);
+  for (const db of (await indexedDB.databases?.()) ?? []) {
+    await new Promise((done) => { const r = indexedDB.deleteDatabase(db.name); r.onsuccess = r.onerror = r.onblocked = done; });
+  }
+  return localStorage.length;
+}""" % json.dumps(RELAY_TAB_ID_KEY)
+
+
+class WarmTabs:
+    """Per worker: one context and one tool page per (tool, call path, faults, latitudes)."""
+
+    def __init__(self, browser: Browser, context_args: dict, target: Target, trace: bool):
+        self.browser = browser
+        self.context_args = context_args
+        self.target = target
+        self.trace = trace
+        self._tabs: OrderedDict[tuple, ToolPage] = OrderedDict()
+
+    def take(self, tool: str, call_path: str | None, faults: list[str], latitudes: list[str], title: str) -> ToolPage:
+        key = (tool, call_path, tuple(faults), tuple(latitudes))
+        url = self.target.page_url(tool)
+        tool_page = self._tabs.pop(key, None)
+        if tool_page is not None and tool_page.page.is_closed():
+            self._close(tool_page)
+            tool_page = None
+        if tool_page is None:
+            tool_page = new_tool_page(self._new_context(faults, latitudes), self.target, tool, url)
+            if self.trace:
+                tool_page.page.context.tracing.start(title=title, snapshots=False, screenshots=False, sources=False)
+        else:
+            if self.trace:
+                tool_page.page.context.tracing.start_chunk(title=title)
+            self._empty(tool_page)
+        self._tabs[key] = tool_page
+        while len(self._tabs) > KEEP:
+            self._close(self._tabs.popitem(last=False)[1])
+        tool_page.goto(url)
+        return tool_page
+
+    def give_back(self, tool_page: ToolPage, failed: bool, artifacts: Path) -> None:
+        """After the scenario: a failed scenario's tab is kept as artifacts and closed."""
+        context = tool_page.page.context
+        if failed and not tool_page.page.is_closed():
+            artifacts.mkdir(parents=True, exist_ok=True)
+            try:
+                tool_page.page.screenshot(path=artifacts / "warm-tab-failed.png", timeout=5_000)
+            except Exception as error:  # noqa: BLE001 — a screenshot is a courtesy, never a second failure
+                tool_page.console.append(f"[harness] no screenshot: {error}")
+        if self.trace:
+            context.tracing.stop_chunk(path=artifacts / "trace.zip" if failed else None)
+        if failed:
+            for key, kept in list(self._tabs.items()):
+                if kept is tool_page:
+                    del self._tabs[key]
+            self._close(tool_page)
+
+    def close(self) -> None:
+        while self._tabs:
+            self._close(self._tabs.popitem()[1])
+
+    def _new_context(self, faults: list[str], latitudes: list[str]) -> BrowserContext:
+        context = self.browser.new_context(**self.context_args)
+        if faults or latitudes:
+            context.add_init_script(f"globalThis.referenceConfig = {json.dumps({'faults': faults, 'latitudes': latitudes})};")
+        return context
+
+    def _empty(self, tool_page: ToolPage) -> None:
+        """Back to a new tab's start: other tabs closed, the origin's storage empty, a new relay tab id."""
+        page = tool_page.page
+        for other in page.context.pages:
+            if other is not page:
+                other.close()
+        parts = urlsplit(tool_page.url)
+        blank = f"{parts.scheme}://{parts.netloc}{BLANK_PATH}"
+        answer_blank: Callable = lambda route: route.fulfill(body="<!doctype html><title>blank</title>", content_type="text/html")
+        page.route(blank, answer_blank)
+        try:
+            page.goto(blank)
+            tab_id = secrets.token_hex(4)
+            left = page.evaluate(EMPTY_STORAGE, tab_id)
+        finally:
+            page.unroute(blank, answer_blank)
+        if left:
+            raise HarnessError(f"{tool_page.tool}: localStorage kept {left} keys after clear()")
+        tool_page.start_afresh(tab_id)
+
+    @staticmethod
+    def _close(tool_page: ToolPage) -> None:
+        try:
+            tool_page.page.context.close()
+        except Exception:  # noqa: BLE001 — already gone with its browser
+            pass

@@ -1,0 +1,65 @@
+"""A warm tab is given to the next scenario as a new tab would be (harness/warm_tabs.py)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from harness.browsers import CONFIGS, BrowserMissing, resolve
+from harness.pages import RELAY_TAB_ID_KEY
+from harness.server import FixtureServer, ReferenceConfig
+from harness.targets import load_profile, served_at
+from harness.warm_tabs import WarmTabs
+
+
+@pytest.fixture(scope="module")
+def warm_tabs():
+    with FixtureServer(ReferenceConfig(relay_port=9)) as server, sync_playwright() as playwright:
+        config = CONFIGS["chromium-noflag"]
+        try:
+            executable = resolve(config, playwright.chromium.executable_path).executable_path
+        except BrowserMissing as missing:
+            pytest.skip(str(missing))
+        browser = playwright.chromium.launch(executable_path=executable, args=config.launch_args())
+        tabs = WarmTabs(browser, {}, served_at(load_profile("reference", None), server.origin, 9), trace=False)
+        yield tabs
+        tabs.close()
+        browser.close()
+
+
+def test_the_next_scenario_gets_the_tab_reset_to_a_new_tabs_start(warm_tabs, tmp_path):
+    first = warm_tabs.take("slides", "in-page", [], [], "first")
+    first.storage.write(1)
+    first.page.evaluate("sessionStorage.setItem('left', 'behind')")
+    first.page.context.new_page()
+    first.console.append("first scenario's line")
+    old_tab_id = first.relay_tab_id
+    warm_tabs.give_back(first, failed=False, artifacts=tmp_path)
+
+    second = warm_tabs.take("slides", "in-page", [], [], "second")
+    assert second.page is first.page, "not warm: a new page"
+    assert second.storage.raw() is None
+    assert second.page.evaluate("sessionStorage.getItem('left')") is None
+    assert second.page.context.pages == [second.page]
+    assert "first scenario's line" not in second.console
+    assert second.relay_tab_id != old_tab_id
+    assert second.page.evaluate("(key) => sessionStorage.getItem(key)", RELAY_TAB_ID_KEY) == second.relay_tab_id
+    warm_tabs.give_back(second, failed=False, artifacts=tmp_path)
+
+
+def test_a_failed_scenarios_tab_is_never_given_again(warm_tabs, tmp_path):
+    failed = warm_tabs.take("slides", "in-page", [], [], "failing")
+    warm_tabs.give_back(failed, failed=True, artifacts=tmp_path)
+    assert failed.page.is_closed()
+    assert (tmp_path / "warm-tab-failed.png").exists()
+    assert warm_tabs.take("slides", "in-page", [], [], "next").page is not failed.page
+
+
+def test_call_paths_faults_and_latitudes_never_share_a_context(warm_tabs, tmp_path):
+    plain = warm_tabs.take("slides", "in-page", [], [], "plain")
+    warm_tabs.give_back(plain, failed=False, artifacts=tmp_path)
+    others = [warm_tabs.take("slides", "relay", [], [], "relay"),
+              warm_tabs.take("slides", "in-page", ["log-kept-over-reload"], [], "fault"),
+              warm_tabs.take("slides", "in-page", [], ["late-ui"], "latitude")]
+    assert len({id(tab.page.context) for tab in [plain, *others]}) == 4
+    assert others[1].page.evaluate("globalThis.referenceConfig.faults") == ["log-kept-over-reload"]
