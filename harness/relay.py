@@ -211,22 +211,21 @@ class RelayClient:
             return tools if names <= {info.name for info in tools} else None
 
         what = f"tools {sorted(names)} of tab {self.tab_id}"
-        timeout = timeout or limits.RELAY_TOOLS_LISTED
-        started = time.monotonic()
+        deadline = time.monotonic() + (timeout or limits.RELAY_TOOLS_LISTED)
         try:
-            try:
-                return self.relay.wait_until(listed, min(timeout, limits.RELAY_FIRST_CONNECT), what, self.tool_page)
-            except HarnessError:
-                if seen:
-                    raise
-            # Nothing of the tab reached the relay: its widget missed the relay's port (a busy
-            # machine answers the widget's 1.2 s probe late) and went scanning 9333–9348. A
-            # fresh widget starts again at the port it was given.
-            self.tool_page.console.append(f"[harness] the relay widget had not connected after "
-                                          f"{limits.RELAY_FIRST_CONNECT:.0f} s: reloaded it")
-            self.tool_page.page.evaluate(RELOAD_WIDGET)
-            remaining = timeout - (time.monotonic() - started)
-            return self.relay.wait_until(listed, max(remaining, 1.0), what, self.tool_page)
+            while True:
+                remaining = deadline - time.monotonic()
+                try:
+                    return self.relay.wait_until(listed, max(min(remaining, limits.RELAY_FIRST_CONNECT), 1.0), what, self.tool_page)
+                except HarnessError:
+                    if seen or remaining <= limits.RELAY_FIRST_CONNECT:
+                        raise
+                # Nothing of the tab reached the relay: its widget missed the relay's port (a busy
+                # machine answers the widget's 1.2 s probe late) and went scanning 9333–9348. A
+                # fresh widget starts again at the port it was given.
+                self.tool_page.console.append(f"[harness] the relay widget had not connected after "
+                                              f"{limits.RELAY_FIRST_CONNECT:.0f} s: reloaded it")
+                self.tool_page.page.evaluate(RELOAD_WIDGET)
         except HarnessError as error:
             if not seen:
                 raise  # the tab never reached the relay: nothing about the page was observed
