@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 from harness import faults, latitudes, verify
 from harness.paths import ROOT
@@ -33,6 +34,9 @@ def run(args) -> int:
         return under_load(args)
     pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
     outcomes = []
+    # Inherited by everything the run starts (pytest, its workers, Playwright's driver, the
+    # browsers, the relay passes it on): what still carries it at the end was left behind.
+    run_id = os.environ.setdefault("HARNESS_RUN_ID", os.urandom(6).hex())
 
     print("selftest: unit tests", flush=True)
     outcomes.append(("unit tests", subprocess.run([*pytest, "tests", "-q"], cwd=ROOT).returncode == 0))
@@ -59,11 +63,35 @@ def run(args) -> int:
     print("selftest: fault proof (chromium-noflag; chromium with every latitude on; the rest on chromium)", flush=True)
     outcomes.append(("fault proof", faults.run_proof(legs, workers=int(args.workers), out=MAIN_JOB_OUT) == 0))
 
+    outcomes.append(("nothing left running", nothing_left_running(run_id)))
+
     passed = sum(ok for _, ok in outcomes)
     for name, ok in outcomes:
         print(f"selftest: {name}: {'passed' if ok else 'FAILED'}")
     print(f"{passed} passed, {len(outcomes) - passed} failed")
     return 0 if passed == len(outcomes) else 1
+
+
+def processes_of_run(run_id: str) -> list[str]:
+    """Command lines of the processes (other than this one) started with this HARNESS_RUN_ID."""
+    marker = f"HARNESS_RUN_ID={run_id}".encode()
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if int(environ.parent.name) != os.getpid() and marker in environ.read_bytes().split(b"\0"):
+                found.append((environ.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:200])
+        except (OSError, ValueError):
+            pass  # ended meanwhile, or not ours to read
+    return found
+
+
+def nothing_left_running(run_id: str, grace: float = 10.0) -> bool:
+    deadline = time.monotonic() + grace
+    while (left := processes_of_run(run_id)) and time.monotonic() < deadline:
+        time.sleep(0.2)  # processes that are ending: no event to wait for on another process
+    for command in left:
+        print(f"selftest: left running: {command}")
+    return not left
 
 
 LOAD_BROWSERS = ["chromium", "chromium-noflag"]

@@ -151,3 +151,17 @@ def test_ctrl_c_during_verify_leaves_nothing_running(tmp_path):
         time.sleep(0.1)
     assert not session_processes(run.pid), f"left running after Ctrl-C: {session_processes(run.pid)}"
     assert not relays_of_run(run_id), "the relay (in a session of its own) was left running"
+
+
+def test_selftest_names_a_process_its_run_left_running():
+    from harness.selftest import nothing_left_running, processes_of_run
+
+    run_id = os.urandom(6).hex()
+    left = subprocess.Popen(["sleep", "30"], env={**os.environ, "HARNESS_RUN_ID": run_id})
+    try:
+        assert any(command.startswith("sleep 30") for command in processes_of_run(run_id))
+        assert not nothing_left_running(run_id, grace=0.5)
+    finally:
+        left.kill()
+        left.wait()
+    assert nothing_left_running(run_id, grace=5)
