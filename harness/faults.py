@@ -25,6 +25,7 @@ import pytest
 
 from harness.paths import REFERENCE, ROOT
 from harness.rules import BY_ID
+from harness.sessions import scenarios_command
 
 CATALOG = REFERENCE / "faults.toml"
 SENTINEL = "scenarios/test_operations.py::test_switch_on_then_one_read_succeeds"
@@ -192,12 +193,9 @@ class Leg:
 
 
 def _run_leg(leg: Leg, faults: list[Fault], workers: int, rows_path: Path, artifacts: Path) -> list[dict] | None:
-    command = [sys.executable, "-m", "pytest", "scenarios", "-q", "--tb=no", "--no-summary", "-p", "no:cacheprovider",
-               "-n", str(workers), "--prove-faults", ",".join(f.name for f in faults),
-               f"--results-json={rows_path}", f"--output={artifacts}",
-               *[a for b in leg.browsers for a in ("--browser", b)],
-               *[a for latitude in leg.latitudes for a in ("--latitude", latitude)],
-               *[a for path in leg.call_paths for a in ("--call-path", path)]]
+    command = scenarios_command(workers=workers, rows=rows_path, artifacts=artifacts, browsers=leg.browsers,
+                                call_paths=leg.call_paths, latitudes=leg.latitudes, quiet=True,
+                                extra=["--prove-faults", ",".join(f.name for f in faults)])
     if leg.clean_results is None:
         command.append("--prove-with-clean")
     print(f"fault proof: {len(faults)} faults on {', '.join(leg.browsers)}"

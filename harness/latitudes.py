@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import tempfile
 import tomllib
 from collections import Counter
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.paths import REFERENCE, ROOT
+from harness.sessions import scenarios_command
 
 CATALOG = REFERENCE / "latitudes.toml"
 
@@ -56,12 +56,8 @@ FALSE_ALARMS = ("failed", "error", "stale")
 
 def _pytest(browsers: list[str], workers: int, latitudes: list[str], rows_path: Path, artifacts: Path,
             call_paths: list[str], nodeids: list[str] | None = None) -> list[dict]:
-    command = [sys.executable, "-m", "pytest", *(nodeids or ["scenarios"]), "-q", "--tb=no", "--no-summary",
-               "-p", "no:cacheprovider", "-n", str(workers), f"--results-json={rows_path}",
-               f"--output={artifacts}", "--trace-failures", "--screenshot=only-on-failure",
-               *[a for latitude in latitudes for a in ("--latitude", latitude)],
-               *[a for browser in browsers for a in ("--browser", browser)],
-               *[a for path in call_paths for a in ("--call-path", path)]]
+    command = scenarios_command(workers=workers, rows=rows_path, artifacts=artifacts, browsers=browsers,
+                                call_paths=call_paths, latitudes=latitudes, quiet=True, nodeids=nodeids or [])
     subprocess.run(command, cwd=ROOT)  # its progress shows; its failures are the proof's data
     return json.loads(rows_path.read_text(encoding="utf-8")) if rows_path.exists() else []
 

@@ -16,6 +16,7 @@ from playwright.sync_api import sync_playwright
 from harness.browsers import CONFIGS, BrowserMissing, resolve
 from harness.paths import ROOT
 from harness.pytest_plugin import parse_shard
+from harness.sessions import scenarios_command
 from harness.report import check_report, describe_run, write_reports
 from harness.targets import TargetError, load_profile
 
@@ -78,19 +79,14 @@ def run(args) -> int:
     runnable = [s.name for s in statuses if s.available]
     code = 0
     if runnable:
-        command = [
-            sys.executable, "-m", "pytest", "scenarios", "-p", "no:cacheprovider",
-            "-n", str(args.workers), "--dist", "loadgroup", "--target", args.target,
-            f"--results-json={out / 'results.json'}", f"--junitxml={out / 'junit.xml'}",
-            f"--output={out / 'artifacts'}", "--trace-failures", "--screenshot=only-on-failure",
-            *[a for n in runnable for a in ("--browser", n)],
-            *[a for p in (args.call_path or []) for a in ("--call-path", p)],
-            *(["--base-url", args.base_url] if args.base_url else []),
-            *[a for f in (args.fault or []) for a in ("--fault", f)],
-            *(["--real-time"] if args.real_time else []),
-            *(["--shard", args.shard] if args.shard else []),
-            *args.pytest_args,
-        ]
+        command = scenarios_command(
+            workers=args.workers, rows=out / "results.json", artifacts=out / "artifacts", browsers=runnable,
+            call_paths=args.call_path or [], faults=args.fault or [],
+            extra=["--target", args.target, f"--junitxml={out / 'junit.xml'}",
+                   *(["--base-url", args.base_url] if args.base_url else []),
+                   *(["--real-time"] if args.real_time else []),
+                   *(["--shard", args.shard] if args.shard else []),
+                   *args.pytest_args])
         code = subprocess.run(command, cwd=ROOT).returncode
     results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else []
     write_reports(out, results, describe_run(statuses, args, ai_tools), langs=["ja", args.lang] if args.lang != "ja" else ["ja"])
