@@ -6,7 +6,9 @@
 - 50-second rule: wall time of the clock-driven 50-second scenarios, each (target: 1 s);
 - call cost: a call through the harness's in-page client against a raw
   `page.evaluate(executeTool)` (target: 1.5×), and through the relay against the same raw call
-  (target: 5×).
+  (target: 5×);
+- a scenario's tab: a warm tab (harness/warm_tabs.py) against a new browser context, each until
+  the tool's read answers after the switch is turned on (target: 0.5×).
 """
 
 from __future__ import annotations
@@ -95,6 +97,49 @@ def call_latency(calls: int = 40) -> tuple[float, float, float]:
     return medians
 
 
+def tab_setup(rounds: int = 4) -> list[tuple[str, float, float]]:
+    """Per canvas tool, median seconds until its read answers: in a new context, in a warm tab."""
+    from playwright.sync_api import sync_playwright
+
+    from harness import contract
+    from harness.browsers import CONFIGS, resolve
+    from harness.clients import InPageClient
+    from harness.pages import new_tool_page
+    from harness.server import FixtureServer, ReferenceConfig
+    from harness.targets import load_profile, served_at
+    from harness.warm_tabs import WarmTabs
+
+    def ready(tool_page) -> None:
+        tool_page.turn_on()
+        client, read = InPageClient(tool_page), contract.reader_of(tool_page.tool)
+        client.wait_for_tools({read.name})
+        client.call_when_ready(read.name, read.example)
+
+    measured = []
+    with FixtureServer(ReferenceConfig(relay_port=9)) as server, sync_playwright() as playwright:
+        target = served_at(load_profile("reference"), server.origin, 9)
+        config = CONFIGS["chromium"]
+        browser = playwright.chromium.launch(executable_path=resolve(config, playwright.chromium.executable_path).executable_path,
+                                             args=config.launch_args())
+        warm = WarmTabs(browser, {}, target, trace=False)
+        for tool in ("slides", "excalidraw", "drawio"):
+            def new_context() -> None:
+                context = browser.new_context()
+                tool_page = new_tool_page(context, target, tool, target.page_url(tool))
+                ready(tool_page.goto(tool_page.url))
+                context.close()
+
+            def warm_tab() -> None:
+                tool_page = warm.take(tool, "in-page", [], [], "bench")
+                ready(tool_page)
+                warm.give_back(tool_page, failed=False, artifacts=Path(tempfile.gettempdir()))
+
+            measured.append((tool, median_seconds(new_context, rounds), median_seconds(warm_tab, rounds)))
+        warm.close()
+        browser.close()
+    return measured
+
+
 def main() -> None:
     setup = timed(["bin/setup"])
     print(f"setup (second run): {setup:.2f} s / 10 s target = {setup / 10:.2f}")
@@ -105,6 +150,10 @@ def main() -> None:
     for name, seconds, target in (("in-page client", in_page, 1.5), ("relay client", relay, 5)):
         ratio = seconds / raw
         print(f"slides_read through the {name}: {seconds * 1000:.1f} ms = {ratio:.2f}× raw / {target}× target = {ratio / target:.2f}")
+    for tool, fresh, warm in tab_setup():
+        ratio = warm / fresh
+        print(f"{tool} tab until its read answers: warm {warm:.2f} s / new context {fresh:.2f} s = {ratio:.2f}× "
+              f"/ 0.5× target = {ratio / 0.5:.2f}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ a new tab would give it:
 - the other tabs of its context closed, the page's observations (console, contacted origins)
   started afresh.
 
-A tab whose scenario failed is closed, never given again: its retry starts in a new context.
+A tab is emptied when its scenario ends and waits on the blank document, never running beside
+the next scenarios. A tab whose scenario failed is closed, never given again: its retry starts
+in a new context.
 Each key (tool, call path, faults, latitudes) has a context of its own, so storage events and
 caches never cross between keys; the least recently used context is closed beyond `KEEP`. The
 call path is in the key because Chromium delays a context's WebSocket connections after failed
@@ -62,18 +64,13 @@ class WarmTabs:
     def take(self, tool: str, call_path: str | None, faults: list[str], latitudes: list[str], title: str) -> ToolPage:
         key = (tool, call_path, tuple(faults), tuple(latitudes))
         url = self.target.page_url(tool)
-        tool_page = self._tabs.pop(key, None)
-        if tool_page is not None and tool_page.page.is_closed():
-            self._close(tool_page)
-            tool_page = None
+        tool_page = self._tabs.pop(key, None)  # emptied when it was given back
         if tool_page is None:
             tool_page = new_tool_page(self._new_context(faults, latitudes), self.target, tool, url)
             if self.trace:
                 tool_page.page.context.tracing.start(title=title, snapshots=False, screenshots=False, sources=False)
-        else:
-            if self.trace:
-                tool_page.page.context.tracing.start_chunk(title=title)
-            self._empty(tool_page)
+        elif self.trace:
+            tool_page.page.context.tracing.start_chunk(title=title)
         self._tabs[key] = tool_page
         while len(self._tabs) > KEEP:
             self._close(self._tabs.popitem(last=False)[1])
@@ -81,21 +78,26 @@ class WarmTabs:
         return tool_page
 
     def give_back(self, tool_page: ToolPage, failed: bool, artifacts: Path) -> None:
-        """After the scenario: a failed scenario's tab is kept as artifacts and closed."""
-        context = tool_page.page.context
-        if failed and not tool_page.page.is_closed():
+        """After the scenario. A passed one's tab is emptied at once, so that it waits on a blank
+        document instead of running its page (timers, a relay widget scanning ports) beside the
+        next scenarios; a failed one's is kept as artifacts and closed."""
+        page = tool_page.page
+        if failed and not page.is_closed():
             artifacts.mkdir(parents=True, exist_ok=True)
             try:
-                tool_page.page.screenshot(path=artifacts / "warm-tab-failed.png", timeout=5_000)
+                page.screenshot(path=artifacts / "warm-tab-failed.png", timeout=5_000)
             except Exception as error:  # noqa: BLE001 — a screenshot is a courtesy, never a second failure
                 tool_page.console.append(f"[harness] no screenshot: {error}")
-        if self.trace:
-            context.tracing.stop_chunk(path=artifacts / "trace.zip" if failed else None)
-        if failed:
-            for key, kept in list(self._tabs.items()):
-                if kept is tool_page:
-                    del self._tabs[key]
-            self._close(tool_page)
+        if self.trace and not page.is_closed():
+            page.context.tracing.stop_chunk(path=artifacts / "trace.zip" if failed else None)
+        if failed or page.is_closed():
+            self._drop(tool_page)
+            return
+        try:
+            self._empty(tool_page)
+        except Exception:
+            self._drop(tool_page)
+            raise
 
     def close(self) -> None:
         while self._tabs:
@@ -126,6 +128,12 @@ class WarmTabs:
         if left:
             raise HarnessError(f"{tool_page.tool}: localStorage kept {left} keys after clear()")
         tool_page.start_afresh(tab_id)
+
+    def _drop(self, tool_page: ToolPage) -> None:
+        for key, kept in list(self._tabs.items()):
+            if kept is tool_page:
+                del self._tabs[key]
+        self._close(tool_page)
 
     @staticmethod
     def _close(tool_page: ToolPage) -> None:

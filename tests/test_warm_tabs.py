@@ -9,7 +9,7 @@ from harness.browsers import CONFIGS, BrowserMissing, resolve
 from harness.pages import RELAY_TAB_ID_KEY
 from harness.server import FixtureServer, ReferenceConfig
 from harness.targets import load_profile, served_at
-from harness.warm_tabs import WarmTabs
+from harness.warm_tabs import BLANK_PATH, WarmTabs
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +35,7 @@ def test_the_next_scenario_gets_the_tab_reset_to_a_new_tabs_start(warm_tabs, tmp
     first.console.append("first scenario's line")
     old_tab_id = first.relay_tab_id
     warm_tabs.give_back(first, failed=False, artifacts=tmp_path)
+    assert first.page.url.endswith(BLANK_PATH), "the tab runs its page on while it waits"
 
     second = warm_tabs.take("slides", "in-page", [], [], "second")
     assert second.page is first.page, "not warm: a new page"
