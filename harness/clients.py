@@ -217,7 +217,12 @@ class InPageClient:
                           f"tools {sorted(names)}")
 
     def wait_for_no_tools(self, timeout: float | None = None) -> None:
-        self._wait(lambda tools: not tools, timeout or limits.TOOLS_REGISTERED, "no tools")
+        self.wait_for_only(set(), timeout)
+
+    def wait_for_only(self, names: set[str], timeout: float | None = None) -> None:
+        """Until exactly these operations are registered in the page."""
+        self._wait(lambda tools: {t.name for t in tools} == names, timeout or limits.TOOLS_REGISTERED,
+                   f"only tools {sorted(names)}" if names else "no tools")
 
     def start(self, name: str, arguments: dict[str, Any]) -> InPageCall:
         call = InPageCall(self, next(_ids), name, arguments)

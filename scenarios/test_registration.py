@@ -67,6 +67,34 @@ def test_script_that_cannot_load_turns_the_switch_back_off(open_tool, tool):
         assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
 
 
+# Another script of the page takes an operation's name first; the browser refuses the second
+# registration of a name (WebMCP's InvalidStateError, the polyfill's "already registered").
+TAKE_NAME = """(name) => document.modelContext.registerTool({
+  name, description: 'registered by another script of the page', inputSchema: { type: 'object', properties: {} },
+  execute: () => '{}' })"""
+
+
+@pytest.mark.rules("switch.start-failure-refused")
+def test_refused_registration_turns_the_switch_back_off(tool_page, tool):
+    # On and off first: without native WebMCP, document.modelContext exists once the switch has
+    # loaded the polyfill.
+    client = InPageClient(tool_page)
+    tool_page.turn_on()
+    client.wait_for_tools(contract.names_of(tool))
+    tool_page.turn_off()
+    client.wait_for_no_tools()
+    taken = contract.reader_of(tool).name
+    tool_page.page.evaluate(TAKE_NAME, taken)
+    tool_page.switch.click()
+    with check("switch.start-failure-refused"):
+        expect(tool_page.start_failure).to_be_visible()
+        expect(tool_page.start_failure).not_to_have_text(START_FAILURE_TITLE)  # a reason follows the title
+        expect(tool_page.switch).not_to_be_checked()
+        assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
+    with check("switch.start-failure-refused", subject="unregistered"):
+        client.wait_for_only({taken})  # the other script's registration, none of the tool's
+
+
 @pytest.mark.rules("switch.start-failure-stored-on")
 def test_stored_on_that_cannot_start_turns_the_switch_back_off(open_tool, tool):
     # The probe's ON is stored for the origin: a tab opened now starts from it.
