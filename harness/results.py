@@ -49,7 +49,9 @@ def phase_outcome(report: pytest.TestReport, observed: dict | None, rule_broken:
         if stale and report.when == "call":
             return {"kind": "stale", "message": "; ".join(f"{c['rule']}: {c['reason']}" for c in stale)}
         return {"kind": "passed", "message": ""}
-    if report.when == "call" and rule_broken is not None:
+    # A rule seen broken while setting the scenario up (the page's answer to the call that waits
+    # for the tool to load) is a finding like one in the scenario's body.
+    if report.when in ("setup", "call") and rule_broken is not None:
         return {"kind": "failed", "rule": rule_broken[0], "subject": rule_broken[1], "message": _first_line(report.longreprtext)}
     return {"kind": "error", "message": f"{report.when}: {_first_line(report.longreprtext)}"}
 
