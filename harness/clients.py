@@ -127,9 +127,7 @@ _PAGE_HELPERS = r"""
         const raw = native() ? await mc.executeTool(tool, input) : await mc.executeTool(tool, JSON.stringify(input));
         return { raw };
       };
-      const call = run().catch((error) => ({ thrown: `${error?.name}: ${error?.message}` }));
-      // When the call was decided, on the page's own time line (performance.now()).
-      this.calls.set(id, call.then((outcome) => ({ ...outcome, settledAt: performance.now() })));
+      this.calls.set(id, run().catch((error) => ({ thrown: `${error?.name}: ${error?.message}` })));
       return this.calls.get(id);
     },
     // The call's outcome, or {timedOut} after `ms` of real time: scheduler.postTask's delay is not
@@ -159,7 +157,6 @@ class InPageCall:
     id: int
     name: str
     arguments: dict = field(default_factory=dict)
-    settled_at: float | None = None  # the page's performance.now() when decided, once result() has it
 
     def done(self) -> bool:
         """Whether the call has been decided (without waiting for it)."""
@@ -169,7 +166,6 @@ class InPageCall:
     def result(self, timeout: float = limits.CALL_RESULT) -> dict:
         page = self.client.tool_page.page
         outcome = page.evaluate(f"([id, ms]) => {_PAGE_HELPERS}.outcome(id, ms)", [self.id, timeout * 1000])
-        self.settled_at = outcome.get("settledAt")
         return self.client.parsed(self.name, outcome, timeout)
 
 
