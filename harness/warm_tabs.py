@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -117,7 +116,9 @@ class WarmTabs:
                 other.close()
         parts = urlsplit(tool_page.url)
         blank = f"{parts.scheme}://{parts.netloc}{BLANK_PATH}"
-        answer_blank: Callable = lambda route: route.fulfill(body="<!doctype html><title>blank</title>", content_type="text/html")
+        def answer_blank(route) -> None:
+            route.fulfill(body="<!doctype html><title>blank</title>", content_type="text/html")
+
         page.route(blank, answer_blank)
         try:
             page.goto(blank)

@@ -51,6 +51,15 @@ def test_polyfill_is_loaded_even_with_native_webmcp(open_tool, tool, browser_con
         assert native["wrapped"], "document.modelContext is still the browser's own object: the polyfill was not loaded"
 
 
+def expect_turned_back_off(tool_page) -> None:
+    """The switch back off with the Notice 「AI からの操作を始められません」 and its reason, and no stored ON
+    (a reload would otherwise try again)."""
+    expect(tool_page.start_failure).to_be_visible()
+    expect(tool_page.start_failure).not_to_have_text(START_FAILURE_TITLE)  # a reason follows the title
+    expect(tool_page.switch).not_to_be_checked()
+    assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
+
+
 @pytest.mark.rules("switch.start-failure")
 def test_script_that_cannot_load_turns_the_switch_back_off(open_tool, tool):
     probe, scripts = ai_scripts(open_tool, tool, wait_for_operations(tool))
@@ -60,11 +69,7 @@ def test_script_that_cannot_load_turns_the_switch_back_off(open_tool, tool):
     tool_page.page.route(lambda url: url in scripts, lambda route: route.abort())
     tool_page.switch.click()
     with check("switch.start-failure"):
-        expect(tool_page.start_failure).to_be_visible()
-        expect(tool_page.start_failure).not_to_have_text(START_FAILURE_TITLE)  # a reason follows the title
-        expect(tool_page.switch).not_to_be_checked()
-        # Back off means no stored ON either: a reload would otherwise try again.
-        assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
+        expect_turned_back_off(tool_page)
 
 
 # Another script of the page takes an operation's name first; the browser refuses the second
@@ -87,10 +92,7 @@ def test_refused_registration_turns_the_switch_back_off(tool_page, tool):
     tool_page.page.evaluate(TAKE_NAME, taken)
     tool_page.switch.click()
     with check("switch.start-failure-refused"):
-        expect(tool_page.start_failure).to_be_visible()
-        expect(tool_page.start_failure).not_to_have_text(START_FAILURE_TITLE)  # a reason follows the title
-        expect(tool_page.switch).not_to_be_checked()
-        assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
+        expect_turned_back_off(tool_page)
     with check("switch.start-failure-refused", subject="unregistered"):
         client.wait_for_only({taken})  # the other script's registration, none of the tool's
 
@@ -103,7 +105,4 @@ def test_stored_on_that_cannot_start_turns_the_switch_back_off(open_tool, tool):
     tool_page.page.route(lambda url: url in scripts, lambda route: route.abort())
     tool_page.goto(tool_page.url)
     with check("switch.start-failure-stored-on"):
-        expect(tool_page.start_failure).to_be_visible()
-        expect(tool_page.start_failure).not_to_have_text(START_FAILURE_TITLE)  # a reason follows the title
-        expect(tool_page.switch).not_to_be_checked()
-        assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
+        expect_turned_back_off(tool_page)
