@@ -4,9 +4,9 @@
 
 - setup: a second `bin/setup` with everything in place (target: 10 s — "starts within seconds");
 - 50-second rule: wall time of the clock-driven 50-second scenarios, each (target: 1 s);
-- call cost: a call through the harness's in-page client against a raw
-  `page.evaluate(executeTool)` (target: 1.5×), and through the relay against the same raw call
-  (target: 5×);
+- call cost: a call through each call path's client (harness/drivers.py) against a raw
+  `page.evaluate(executeTool)`: in-page (target: 1.5×), the relay (target: 5×), the browser's own
+  WebMCP through page.webmcp (target: 5×);
 - a scenario's tab: a warm tab (harness/warm_tabs.py) against a new browser context, each until
   the tool's read answers after the switch is turned on (target: 0.5×).
 """
@@ -64,8 +64,8 @@ def median_seconds(call, calls: int) -> float:
     return statistics.median(samples)
 
 
-def call_latency(calls: int = 40) -> tuple[float, float, float]:
-    """Median seconds of slides_read: raw page.evaluate, the in-page client, the relay client."""
+def call_latency(calls: int = 40) -> tuple[float, dict[str, float]]:
+    """Median seconds of slides_read: a raw page.evaluate, and each call path's client."""
     from playwright.sync_api import sync_playwright
 
     from harness.browsers import CONFIGS, resolve
@@ -75,6 +75,7 @@ def call_latency(calls: int = 40) -> tuple[float, float, float]:
     from harness.relay import Relay
     from harness.server import FixtureServer, ReferenceConfig
     from harness.targets import load_profile, served_at
+    from harness.webmcp import WebMCPClient
 
     relay_port = free_port()
     with FixtureServer(ReferenceConfig(relay_port=relay_port)) as server, sync_playwright() as playwright, \
@@ -87,14 +88,14 @@ def call_latency(calls: int = 40) -> tuple[float, float, float]:
             tool_page = new_tool_page(browser.new_context(), target, "slides", target.page_url("slides"))
             tool_page.goto(tool_page.url)
             tool_page.turn_on()
-            in_page, relayed = InPageClient(tool_page), relay.client_for(tool_page)
-            in_page.wait_for_tools({"slides_read"})
-            relayed.wait_for_tools({"slides_read"})
-            medians = (median_seconds(lambda: tool_page.page.evaluate(RAW_CALL), calls),
-                       median_seconds(lambda: in_page.call("slides_read"), calls),
-                       median_seconds(lambda: relayed.call("slides_read"), calls))
+            clients = {"in-page": InPageClient(tool_page), "relay": relay.client_for(tool_page),
+                       "webmcp": WebMCPClient(tool_page)}
+            for client in clients.values():
+                client.wait_for_tools({"slides_read"})
+            raw = median_seconds(lambda: tool_page.page.evaluate(RAW_CALL), calls)
+            medians = {path: median_seconds(lambda c=client: c.call("slides_read"), calls) for path, client in clients.items()}
         browser.close()
-    return medians
+    return raw, medians
 
 
 def tab_setup(rounds: int = 4) -> list[tuple[str, float, float]]:
@@ -140,16 +141,19 @@ def tab_setup(rounds: int = 4) -> list[tuple[str, float, float]]:
     return measured
 
 
+CALL_COST_TARGETS = {"in-page": 1.5, "relay": 5, "webmcp": 5}
+
+
 def main() -> None:
     setup = timed(["bin/setup"])
     print(f"setup (second run): {setup:.2f} s / 10 s target = {setup / 10:.2f}")
     for name, seconds in fifty_second_scenarios():
         print(f"50-second rule {name}: {seconds:.2f} s / 1 s target = {seconds:.2f}")
-    raw, in_page, relay = call_latency()
+    raw, medians = call_latency()
     print(f"slides_read: raw page.evaluate(executeTool) {raw * 1000:.1f} ms")
-    for name, seconds, target in (("in-page client", in_page, 1.5), ("relay client", relay, 5)):
-        ratio = seconds / raw
-        print(f"slides_read through the {name}: {seconds * 1000:.1f} ms = {ratio:.2f}× raw / {target}× target = {ratio / target:.2f}")
+    for path, seconds in medians.items():
+        ratio, target = seconds / raw, CALL_COST_TARGETS[path]
+        print(f"slides_read through the {path} client: {seconds * 1000:.1f} ms = {ratio:.2f}× raw / {target}× target = {ratio / target:.2f}")
     for tool, fresh, warm in tab_setup():
         ratio = warm / fresh
         print(f"{tool} tab until its read answers: warm {warm:.2f} s / new context {fresh:.2f} s = {ratio:.2f}× "

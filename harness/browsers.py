@@ -20,7 +20,9 @@ CHROMIUM_QUIET_ARGS = (
     "--disable-component-update",
     "--disable-sync",
 )
-WEBMCP_FLAG = "--enable-features=WebMCPTesting"
+# WebMCPTesting gives the page document.modelContext; WebMCP lets Playwright reach the tools the
+# browser holds (page.webmcp: "WebMCP is not enabled" without it).
+WEBMCP_FLAG = "--enable-features=WebMCPTesting,WebMCP"
 
 SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 

@@ -107,7 +107,7 @@ def _selftest(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     from harness.browsers import CONFIGS
-    from harness.clients import CALL_PATHS
+    from harness.drivers import CALL_PATHS
 
     parser = argparse.ArgumentParser(prog="python -m harness")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     latitudes.add_argument("--only", action="append", help="only this latitude (repeatable)")
     latitudes.add_argument("--browser", action="append", default=[], choices=list(CONFIGS),
                            help="browser configuration (default: chromium)")
-    latitudes.add_argument("--call-path", action="append", choices=list(CALL_PATHS), help="call path (default: both)")
+    latitudes.add_argument("--call-path", action="append", choices=list(CALL_PATHS), help="call path (default: every one the browser supports)")
     latitudes.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (default 2)")
     latitudes.set_defaults(run=_latitudes)
 
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--target", default="reference", help="reference (default), localhost, production, or a .toml profile")
     verify.add_argument("--base-url", help="the target's address, overriding the profile's")
     verify.add_argument("--browser", action="append", choices=list(CONFIGS), help="browser configuration (default: all four)")
-    verify.add_argument("--call-path", action="append", choices=list(CALL_PATHS), help="call path (default: both)")
+    verify.add_argument("--call-path", action="append", choices=list(CALL_PATHS), help="call path (default: every one the browser supports)")
     verify.add_argument("--fault", action="append", help="run against a named fault of the reference")
     verify.add_argument("--out", default="verification", help="output folder (default: verification/)")
     verify.add_argument("--lang", default="en", choices=["ja", "en"], help="also write this language (ja is always written)")

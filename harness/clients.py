@@ -2,8 +2,9 @@
 
 A tool client lists a tab's operations and calls them, returning the parsed JSON result. The
 in-page client uses the page's own `document.modelContext` (`getTools` + `executeTool`); the
-relay client (harness.relay) goes through the MCP-B relay with the Python MCP SDK. Scenarios
-are written once against this interface and run on both paths.
+relay client (harness.relay) goes through the MCP-B relay with the Python MCP SDK, the webmcp
+client (harness.webmcp) through the browser's own WebMCP. Scenarios are written once against this
+interface and run on every path that has what they need (harness.drivers).
 """
 
 from __future__ import annotations
@@ -23,9 +24,6 @@ from harness.checks import HarnessError, RuleBroken, held
 from harness.pages import ToolPage
 
 RESULT_RULE = "result.json-string"
-
-CALL_PATHS = ("in-page", "relay")
-
 
 @dataclass(frozen=True)
 class ToolInfo:

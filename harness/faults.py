@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import drivers
 from harness.paths import REFERENCE, ROOT
 from harness.rules import BY_ID
 from harness.sessions import scenarios_command
@@ -53,7 +54,7 @@ def catalog() -> list[Fault]:
         fault = Fault(name, entry["rule"], entry["breaks"], entry.get("tool", "slides"), entry.get("path", "in-page"))
         if fault.rule not in BY_ID:
             problems.append(f"{name}: unknown rule {fault.rule}")
-        if fault.tool not in TOOLS or fault.path not in ("in-page", "relay"):
+        if fault.tool not in TOOLS or fault.path not in drivers.DRIVERS:
             problems.append(f"{name}: unknown tool {fault.tool!r} or path {fault.path!r}")
         faults.append(fault)
     if problems:
@@ -130,8 +131,10 @@ class FaultProofPlugin:
         path = params.get("call_path")
         if path is None or path == fault.path:
             return True
-        marker = item.get_closest_marker("call_paths")
-        return marker is not None and fault.path not in marker.args  # runs only where it can
+        # A scenario that cannot run on the fault's path proves it on the first path it runs on.
+        runs_on = drivers.paths_for({c for m in item.iter_markers("needs") for c in m.args},
+                                    item.get_closest_marker("one_driver") is not None, list(drivers.CALL_PATHS))
+        return fault.path not in runs_on and path == runs_on[0]
 
 
 # --- running and judging the proof ---------------------------------------------------------------

@@ -19,10 +19,12 @@ from slugify import slugify
 
 from harness import baseline, checks, limits, results
 from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, resolve
-from harness.clients import CALL_PATHS, InPageClient, ToolClient
+from harness.clients import InPageClient, ToolClient
+from harness.drivers import CALL_PATHS, DRIVERS, MCP_RELAY, paths_for, unknown_capabilities
 from harness.pages import ToolPage, new_tool_page
 from harness.rules import BY_ID
 from harness.targets import Target, TargetError, check_reachable, load_profile, served_at
+from harness.webmcp import WebMCPClient
 
 TARGET_KEY = pytest.StashKey[Target]()
 
@@ -49,7 +51,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     harness.addoption("--target", default="reference",
                       help="target profile: reference (default), localhost, production, or a .toml file")
     harness.addoption("--call-path", action="append", choices=CALL_PATHS, default=[],
-                      help="call path (repeatable): in-page, relay (default: both)")
+                      help="call path (repeatable): " + ", ".join(CALL_PATHS) + " (default: every one the browser "
+                           "configuration supports)")
     harness.addoption("--fault", action="append", default=[],
                       help="switch on a named fault of the reference playground (repeatable)")
     harness.addoption("--latitude", action="append", default=[],
@@ -87,7 +90,10 @@ def pytest_configure(config: pytest.Config) -> None:
     expect.set_options(timeout=limits.EXPECT_MS)
     config.addinivalue_line("markers", "rules(*ids): the spec rules (harness/rules.py) this scenario checks")
     config.addinivalue_line("markers", "tool(name): the scenario is about one tool; skipped where the target lacks it")
-    config.addinivalue_line("markers", "call_paths(*paths): the call paths this scenario runs on")
+    config.addinivalue_line("markers", "needs(*capabilities): the call paths' capabilities this scenario needs "
+                                       "(harness/drivers.py); it runs on every path that has them")
+    config.addinivalue_line("markers", "one_driver(why): the rule is the page's, whichever way a call arrives: "
+                                       "the scenario runs on the first call path that can run it")
     config.addinivalue_line("markers", "new_context(why): the scenario's tab is opened in a new browser context, never a warm tab")
     try:
         target = load_profile(config.getoption("--target"), config.getoption("--base-url", default=None))
@@ -147,6 +153,12 @@ def in_shard(nodeids: list[str], index: int, count: int) -> set[str]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # A call path the browser configuration cannot carry (webmcp without the flag) is never
+    # generated there; the table shows — for it, with the driver's reason.
+    unsupported = [item for item in items if not _driver_runs_on(getattr(getattr(item, "callspec", None), "params", {}))]
+    if unsupported:
+        config.hook.pytest_deselected(items=unsupported)
+        items[:] = [item for item in items if _driver_runs_on(getattr(getattr(item, "callspec", None), "params", {}))]
     if SHARD_KEY in config.stash:
         mine = in_shard([item.nodeid for item in items], *config.stash[SHARD_KEY])
         others = [item for item in items if item.nodeid not in mine]
@@ -161,7 +173,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             # Marked at collection: never launched, never counted as passed, one summary line per file.
             item.add_marker(pytest.mark.skip(reason=missing[params["browser_name"]]))
             item.stash[MISSING_BROWSER_KEY] = params["browser_name"]
-        if params.get("call_path") == "relay" and not config.stash[TARGET_KEY].served:
+        if params.get("call_path") and DRIVERS[params["call_path"]].has(MCP_RELAY) and not config.stash[TARGET_KEY].served:
             # A real target's page knows only the relay's default port: one relay, one worker
             # (effective with --dist loadgroup, which `python -m harness verify` passes).
             item.add_marker(pytest.mark.xdist_group("relay-default-port"))
@@ -169,6 +181,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             unknown = [rule for rule in marker.args if rule not in BY_ID]
             if unknown:
                 raise pytest.UsageError(f"{item.nodeid}: unknown rule ids {unknown} (see harness/rules.py)")
+
+
+def _driver_runs_on(params: dict) -> bool:
+    if "call_path" not in params:
+        return True
+    path, browser = params["call_path"], params.get("browser_name")
+    if path not in DRIVERS:
+        return False  # no selected path has what the scenario needs: pytest's empty parameter set
+    return browser is None or DRIVERS[path].supports(CONFIGS[browser])
 
 
 @pytest.fixture(scope="session")
@@ -206,11 +227,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "page_tool" in metafunc.fixturenames:
         metafunc.parametrize("page_tool", list(target.tools), scope="session")
     if "call_path" in metafunc.fixturenames:
-        paths = metafunc.config.getoption("--call-path") or list(CALL_PATHS)
-        marker = metafunc.definition.get_closest_marker("call_paths")
-        if marker:
-            paths = [path for path in paths if path in marker.args]
+        needs = needed_capabilities(metafunc.definition)
+        unknown = unknown_capabilities(needs)
+        if unknown:
+            raise pytest.UsageError(f"{metafunc.definition.nodeid}: unknown capabilities {unknown} (see harness/drivers.py)")
+        paths = paths_for(needs, metafunc.definition.get_closest_marker("one_driver") is not None,
+                          metafunc.config.getoption("--call-path") or list(CALL_PATHS))
         metafunc.parametrize("call_path", paths, scope="session")
+
+
+def needed_capabilities(node) -> set[str]:
+    return {capability for marker in node.iter_markers("needs") for capability in marker.args}
 
 
 # --- the target ----------------------------------------------------------------------------
@@ -346,11 +373,15 @@ def relay(tmp_path_factory: pytest.TempPathFactory, target: Target) -> Iterator:
 @pytest.fixture
 def client_for(call_path: str, request: pytest.FixtureRequest) -> Callable[[ToolPage], ToolClient]:
     """Make the tool client of this test's call path for a tab."""
-    if call_path == "in-page":
-        return InPageClient
-    relay = request.getfixturevalue("relay")
-    request.node.stash[RELAY_KEY] = relay
-    return relay.client_for
+    if DRIVERS[call_path].has(MCP_RELAY):
+        relay = request.getfixturevalue("relay")
+        request.node.stash[RELAY_KEY] = relay
+        return relay.client_for
+    return CLIENTS[call_path]
+
+
+# The tool client of each driver that needs nothing but the tab (the relay's needs its process).
+CLIENTS: dict[str, Callable[[ToolPage], ToolClient]] = {"in-page": InPageClient, "webmcp": WebMCPClient}
 
 
 RELAY_KEY = pytest.StashKey[object]()

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from harness import checks, contract, versions
 from harness.browsers import CONFIGS
+from harness.drivers import CALL_PATHS, DRIVERS
 from harness.rules import BY_ID, RULES
 
-CALL_PATHS = ("in-page", "relay")
 CALLS_SCENARIO = "scenarios/test_operations.py::test_every_operation_answers"
 TOOLS = ("node", "sql", "go", "slides", "excalidraw", "drawio")
 
@@ -41,6 +41,7 @@ TEXT = {
         "paths": {"in-page": "ページの中の API(getTools と executeTool)",
                   "extension": "拡張機能の content script",
                   "relay": "MCP-B の relay と、MCP のクライアント(SDK)",
+                  "webmcp": "ブラウザ自身の WebMCP(Playwright の page.webmcp)",
                   "agent": "実物の AI のエージェント"},
         "all": "{n} 個の全てを呼べた",
         "some": "{n} 個を呼べた",
@@ -64,6 +65,8 @@ TEXT = {
         "h_stale": "### もう起きない既知の違い(ベースラインの古い項目)",
         "h_flaky": "### 不安定(1 回目はハーネスのエラーで止まり、2 回目に走った)",
         "receiver": "{config} で、フラグと polyfill の両方がある状態で、登録を受けたのは {who} だった。",
+        "browser_holds": "{config} で、フラグと polyfill の両方がある状態で、ブラウザ自身の WebMCP(page.webmcp)が"
+                         "{tools} の操作を一覧にして呼べた。登録はブラウザの実装に届いている。",
         "dropped": "relay を通すと、次の注釈が MCP のクライアントに届かなかった: {dropped}",
         "network": "{tool} のページが通信した先は、{hosts} だった。",
         "network_extra": "{tool} のページは、ページの origin と 127.0.0.1 のほかに、{hosts} と通信した。",
@@ -87,6 +90,7 @@ TEXT = {
         "paths": {"in-page": "In-page API (getTools and executeTool)",
                   "extension": "An extension's content script",
                   "relay": "MCP-B relay and an MCP client (SDK)",
+                  "webmcp": "The browser's own WebMCP (Playwright's page.webmcp)",
                   "agent": "A real AI agent"},
         "all": "all {n} operations called",
         "some": "{n} operations called",
@@ -110,6 +114,8 @@ TEXT = {
         "h_stale": "### Known differences that no longer occur (stale baseline entries)",
         "h_flaky": "### Flaky (the first attempt stopped on a harness error; a second one ran)",
         "receiver": "On {config}, with both the flag and the polyfill, the registration reached: {who}.",
+        "browser_holds": "On {config}, with both the flag and the polyfill, the browser's own WebMCP (page.webmcp) "
+                         "listed and called the operations of {tools}: the registration reached the browser's implementation.",
         "dropped": "Through the relay, these annotations did not reach the MCP client: {dropped}",
         "network": "The {tool} page contacted {hosts}.",
         "network_extra": "The {tool} page contacted, beyond its origin and 127.0.0.1: {hosts}.",
@@ -222,7 +228,7 @@ def _calls_row(path: str, rows: list[dict], browsers: list[str], unavailable: di
     calls = [r for r in rows if r["scenario"] == CALLS_SCENARIO and r["call_path"] == path]
     passed_on, failed, unverified = [], [], []
     answered: set[str] = set()
-    for browser in browsers:
+    for browser in (b for b in browsers if DRIVERS[path].supports(CONFIGS[b])):
         mine = [r for r in calls if r["browser"] == browser]
         if browser in unavailable or not mine:
             unverified.append(browser)
@@ -308,7 +314,7 @@ def render(results: list[dict], run: dict, lang: str) -> str:
     served_tools = [tool for tool in TOOLS if any(r["tool"] == tool for r in results if r["scenario"] == CALLS_SCENARIO)]
     served_ops = sum(len(contract.operations_of(tool)) for tool in served_tools)
     lines += [t["head1"], "|---|---|---|"]
-    for path in ("in-page", "extension", "relay", "agent"):
+    for path in ("in-page", "extension", "relay", "webmcp", "agent"):
         if path == "extension":
             lines.append(f"| {t['paths'][path]} | {t['none_env']} | {t['no_extension']} |")
         elif path == "agent":
@@ -327,7 +333,8 @@ def render(results: list[dict], run: dict, lang: str) -> str:
         lines += ["", t["not_run_ops"].format(ops=_join(not_run, lang), n=n)]
 
     # Table 2: every rule × every environment.
-    envs = [(b, p) for b in browsers for p in paths]
+    # A driver a configuration cannot carry (webmcp without the flag) has no column there.
+    envs = [(b, p) for b in browsers for p in paths if DRIVERS[p].supports(CONFIGS[b])]
     notes: dict[str, int] = {}
     lines += ["", t["legend"], "", t["head2"].format(envs=" | ".join(env_label(b, p) for b, p in envs)),
               "|---|---|" + "---|" * len(envs)]
@@ -350,6 +357,10 @@ def _findings(results: list[dict], detail: dict[str, str], lang: str) -> list[st
                     if r["browser"] == browser and r["outcome"] == "passed" and checks.REGISTRATION_RECEIVER in r["findings"]), None)
         if who:
             bullets.append(t["receiver"].format(config=f"{detail.get(browser, browser)} [{browser}]", who=who))
+        held = sorted({r["tool"] for r in results if r["browser"] == browser and r["call_path"] == "webmcp"
+                       and r["scenario"] == CALLS_SCENARIO and r["outcome"] == "passed"})
+        if held:
+            bullets.append(t["browser_holds"].format(config=f"{detail.get(browser, browser)} [{browser}]", tools=_join(held, lang)))
     dropped: dict[str, list] = {}
     for r in results:
         dropped.update(r["findings"].get(checks.RELAY_DROPPED_ANNOTATIONS) or {})

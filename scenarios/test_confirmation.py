@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from harness import clients, contract, limits
+from harness import clients, contract, drivers, limits
 from harness.checks import WALL_SECONDS_FOR_50_SECONDS, check, finding
 from harness.clock import T0, at
 from harness.inputs import valid_input
@@ -110,10 +110,10 @@ def op_client(client_for, op_page):
 @pytest.fixture
 def clocked_page(context, open_tool, op, real_time, call_path) -> ToolPage:
     """The tool page on Playwright's clock (installed before the page opens), unless --real-time."""
-    if call_path == "relay" and not real_time:
+    if not drivers.DRIVERS[call_path].has(drivers.PAGE_CLOCK) and not real_time:
         # The relay's widget frame runs on the page clock too, and its own 10 s limit for a tool
         # call (widget.js 「Host response timeout」) would fire first: only real time tells.
-        pytest.skip("the relay's widget frame would share the fake clock; run with --real-time")
+        pytest.skip(f"{call_path} keeps time on the page's fake clock between the harness and the page; run with --real-time")
     if not real_time:
         context.clock.install(time=at(T0))
     return open_tool(op.tool)
@@ -273,7 +273,7 @@ def test_action_is_busy_and_the_dialog_stays_until_done(op_page, op_client, op):
     # rendering of the busy button.
     marker = "大きな本文の行です。" * 1_000 if op.name == "slides_write" else "harness"
     call = asked(op_page, op_client, op, valid_input(op, op_client, marker=marker))
-    call_id = call.id if op_client.path == "in-page" else None
+    call_id = call.id if drivers.of(op_client).has(drivers.PAGE_CALL_ID) else None
     state = op_page.page.evaluate(PRESS_ACTION_THEN_TRY_TO_CLOSE, [op.confirmation.action_label, "やめる", call_id])
     with check("confirm.busy"):
         assert state == {"openAfterAction": True, "openAfterClosingAttempts": True}, (

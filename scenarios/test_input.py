@@ -1,14 +1,15 @@
 """The page validates every input itself (Design Doc 入力と結果; ADR-0044 Decision 5): the
-browser's executeTool hands over whatever it gets, so these go through the in-page API."""
+browser's executeTool hands over whatever it gets, so these go through the paths that hand the
+input over as given (the in-page API, the browser's own WebMCP)."""
 
 import pytest
 
-from harness import contract
+from harness import contract, drivers
 from harness.checks import OPERATIONS_CALLED, check, finding
 from harness.clients import NotJsonResult
 from harness.inputs import valid_input
 
-pytestmark = pytest.mark.call_paths("in-page")
+pytestmark = pytest.mark.needs(drivers.UNVALIDATED_INPUT)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import expect
 
-from harness import contract, limits
+from harness import contract, drivers, limits
 from harness.checks import check
 from harness.inputs import drawio_vertex, valid_input
 from harness.pages import ToolPage, seconds_of_day
@@ -318,9 +318,9 @@ def test_html_in_arguments_is_shown_as_text(on, client):
 # --- the store -----------------------------------------------------------------------------
 
 @pytest.mark.rules("log.capacity")
-# The store's capacity is the page's, whichever way 200 calls arrive; in the page they arrive in
-# seconds, through the relay in a minute.
-@pytest.mark.call_paths("in-page")
+# The store's capacity is the page's, whichever way 200 calls arrive: on a path that makes them
+# in seconds (through the relay they take a minute).
+@pytest.mark.needs(drivers.BULK_CALLS)
 def test_keeps_the_last_200_calls(on, client, call_path):
     first = declined_call(on, client).name
     read = contract.reader_of(on.tool)

@@ -3,7 +3,7 @@
 
 import pytest
 
-from harness import contract
+from harness import contract, drivers
 from harness.checks import CONTACTED, OPERATIONS_CALLED, HarnessError, check, finding
 from harness.inputs import valid_input
 
@@ -24,7 +24,7 @@ def wait_for_operations(tool_page, client, tool, target):
         return client.wait_for_tools(contract.names_of(tool))
     except HarnessError as error:
         never_listed = error
-    if client.path == "relay":
+    if drivers.of(client).has(drivers.MCP_RELAY):
         socket = f"ws://127.0.0.1:{target.relay_port}"
         with check("relay.calls"):
             assert socket in tool_page.contacted, (
@@ -50,7 +50,7 @@ def test_every_operation_answers(tool_page, client, tool, target):
 
 
 @pytest.mark.rules("switch.on-registers")
-@pytest.mark.call_paths("in-page")
+@pytest.mark.one_driver("the fault proof's sentinel: one read, on one path")
 def test_switch_on_then_one_read_succeeds(open_tool, client_for, tool, call_path):
     """The fault proof's sentinel, run beside every fault: it leans on as little as it can (any
     switch in the header, already on or not; one read), so that only a fault that breaks the
@@ -68,7 +68,7 @@ def test_switch_on_then_one_read_succeeds(open_tool, client_for, tool, call_path
 
 
 @pytest.mark.rules("network.local-only")
-@pytest.mark.call_paths("in-page")
+@pytest.mark.one_driver("what the page contacts is the page's, whichever way a call arrives")
 @pytest.mark.new_context("a warm tab's cached files would never be requested, so never seen")
 def test_page_contacts_only_its_origin_and_the_local_relay(relay, tool_page, client, tool, target, call_path):
     # As a user has it: the relay running, so the relay script connects instead of scanning ports.

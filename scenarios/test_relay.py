@@ -7,11 +7,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from harness import contract
+from harness import contract, drivers
 from harness.checks import RELAY_DROPPED_ANNOTATIONS, check, finding
 from harness.relay import DESCRIPTION_PREFIX
 
-pytestmark = pytest.mark.call_paths("relay")
+pytestmark = pytest.mark.needs(drivers.MCP_RELAY)
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from harness import contract
+from harness import contract, drivers
 from harness.checks import check
 from harness.pages import SWITCH_LABEL
 
@@ -64,14 +64,14 @@ def test_turning_off_unregisters_and_hides_the_log(tool_page, client, tool, call
     tool_page.turn_on()
     client.wait_for_tools({op.name for op in contract.operations_of(tool)})
     tool_page.turn_off()
-    with check("relay.tools-follow-page" if call_path == "relay" else "switch.off-unregisters"):
+    with check("relay.tools-follow-page" if drivers.of(client).has(drivers.MCP_RELAY) else "switch.off-unregisters"):
         client.wait_for_no_tools()
     with check("switch.off-unregisters"):
         tool_page.log.expect_hidden()
 
 
 @pytest.mark.rules("operations.annotations")
-@pytest.mark.call_paths("in-page")
+@pytest.mark.needs(drivers.ANNOTATIONS)
 def test_registered_annotations_follow_decision_4(tool_page, client, tool, call_path):
     expected = {op.name: op.annotations for op in contract.operations_of(tool)}
     tool_page.turn_on()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from harness import contract
+from harness import contract, drivers
 from harness.clients import PendingCall, parse_result, start_and_see
 from harness.inputs import registered_enum
 from harness.pages import ToolPage
@@ -56,7 +56,7 @@ class Agent:
     def rejects_input(self, name: str, arguments: dict) -> None:
         """Input the schema refuses: invalid_input from the page, or the relay's own validation error."""
         pending = self.client.start(name, arguments)
-        if self.client.path == "relay":
+        if not drivers.of(self.client).has(drivers.UNVALIDATED_INPUT):
             # The relay validates input itself (ADR-0044 Verification), and marks the page's
             # failures as errors too: either answer refuses the input.
             is_error, text = pending.raw()

@@ -4,7 +4,7 @@ import pytest
 from canvas_agent import assert_is_open_document, assert_success
 from playwright.sync_api import expect
 
-from harness import contract
+from harness import contract, drivers
 from harness.checks import check
 from harness.inputs import registered_enum
 
@@ -114,7 +114,7 @@ def test_markdown_over_one_megabyte_of_utf8_is_too_large(agent):
 @pytest.mark.rules("limits.one-megabyte")
 # The relay (webmcp-local-relay 2.2.0) closes a page's WebSocket on a message over 1,000,000 bytes,
 # so slides_read cannot bring 1 MB of Markdown back through it.
-@pytest.mark.call_paths("in-page")
+@pytest.mark.needs(drivers.LARGE_MESSAGES)
 def test_markdown_of_exactly_one_megabyte_is_accepted(agent):
     """1 MB ちょうどの markdown は上限を超えない。"""
     markdown = "# 一\n\n" + "a" * (contract.ONE_MEGABYTE - len("# 一\n\n".encode()))

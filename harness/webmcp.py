@@ -1,0 +1,114 @@
+"""The browser's own WebMCP as a tool client: Playwright's `page.webmcp` (tools, call_tool).
+
+This is what a browser's built-in agent sees: the tools as the browser holds them after the page
+registered them (natively, or through the polyfill that wraps the native API), not the page's
+`document.modelContext` object. It needs Chromium launched with `WebMCP` among its features.
+It reports annotations in its own names and hands back results already parsed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from harness import limits
+from harness.checks import HarnessError
+from harness.clients import ConditionTimedOut, NotJsonResult, ToolInfo, call_when_ready
+from harness.pages import ToolPage
+
+# page.webmcp's names for the hints the page registers.
+HINTS = {"readOnly": "readOnlyHint", "untrustedContent": "untrustedContentHint", "consequential": "consequentialHint"}
+
+
+def checked(name: str, value: Any) -> dict:
+    """The parsed result must be the spec's object; whether it came as a string this path cannot see."""
+    if not isinstance(value, dict) or not isinstance(value.get("ok"), bool):
+        raise NotJsonResult(f"{name} (webmcp): the result has no boolean ok: {value!r:.300}")
+    return value
+
+
+class WebMCPCall:
+    """A call in flight. The sync `call_tool` blocks until the tool answers, but a confirming
+    operation waits for the harness to press its dialog: the call runs as a task on Playwright's
+    own event loop (the same `call_tool` the sync method wraps), which advances whenever the
+    harness talks to Playwright."""
+
+    def __init__(self, client: "WebMCPClient", name: str, arguments: dict):
+        self.client, self.name = client, name
+        page = client.tool_page.page
+        webmcp = page._impl_obj.main_frame.webmcp
+        self._task = page._loop.create_task(webmcp.call_tool(name, arguments, limits.CALL_RESULT * 1000))
+
+    def done(self) -> bool:
+        self.client.tool_page.page._sync(asyncio.sleep(0))
+        return self._task.done()
+
+    def result(self, timeout: float = limits.CALL_RESULT) -> dict:
+        page = self.client.tool_page.page
+        try:
+            value = page._sync(asyncio.wait_for(asyncio.shield(self._task), timeout))
+        except (asyncio.TimeoutError, PlaywrightTimeoutError):
+            raise ConditionTimedOut(f"{self.name} (webmcp): no answer in {timeout:.0f} s\n{self.client.diagnostics()}") from None
+        except PlaywrightError as error:
+            if "No WebMCP tool named" in error.message:
+                raise HarnessError(f"{self.name} (webmcp): {error.message}\n{self.client.diagnostics()}") from None
+            # call_tool throws when the tool's execute throws: an answer that is no JSON result.
+            raise NotJsonResult(f"{self.name} (webmcp): the call threw {error.message[:300]} instead of answering") from None
+        return checked(self.name, value)
+
+
+class WebMCPClient:
+    path = "webmcp"
+
+    def __init__(self, tool_page: ToolPage):
+        self.tool_page = tool_page
+
+    def tools(self) -> list[ToolInfo]:
+        try:
+            listed = self.tool_page.page.webmcp.tools()
+        except PlaywrightError as error:
+            raise HarnessError(f"webmcp: {error.message}\n{self.diagnostics()}") from None
+        return [ToolInfo(t["name"], t["name"], t.get("description") or "", t.get("inputSchema") or {},
+                         frozenset(HINTS.get(k, k) for k, v in (t.get("annotations") or {}).items() if v is True))
+                for t in listed]
+
+    def _wait(self, done, timeout: float, what: str) -> list[ToolInfo]:
+        deadline = time.monotonic() + timeout
+        while True:
+            tools = self.tools()
+            if done({t.name for t in tools}):
+                return tools
+            if time.monotonic() > deadline:
+                raise ConditionTimedOut(f"webmcp: timed out after {timeout:.0f} s waiting for {what}; the browser "
+                                        f"holds {sorted(t.name for t in tools)}\n{self.diagnostics()}")
+            time.sleep(0.05)  # the browser's list changes with no event Playwright passes on
+
+    def wait_for_tools(self, names: set[str], timeout: float | None = None) -> list[ToolInfo]:
+        return self._wait(lambda held: names <= held, timeout or limits.TOOLS_REGISTERED, f"tools {sorted(names)}")
+
+    def wait_for_no_tools(self, timeout: float | None = None) -> None:
+        self._wait(lambda held: not held, timeout or limits.TOOLS_REGISTERED, "no tools")
+
+    def start(self, name: str, arguments: dict[str, Any]) -> WebMCPCall:
+        return WebMCPCall(self, name, arguments)
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.CALL_RESULT) -> dict:
+        try:
+            value = self.tool_page.page.webmcp.call_tool(name, arguments or {}, timeout=timeout * 1000)
+        except PlaywrightTimeoutError:
+            raise ConditionTimedOut(f"{name} (webmcp): no answer in {timeout:.0f} s\n{self.diagnostics()}") from None
+        except PlaywrightError as error:
+            if "No WebMCP tool named" in error.message:
+                raise HarnessError(f"{name} (webmcp): {error.message}\n{self.diagnostics()}") from None
+            raise NotJsonResult(f"{name} (webmcp): the call threw {error.message[:300]} instead of answering") from None
+        return checked(name, value)
+
+    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
+        return call_when_ready(self, name, arguments, timeout)
+
+    def diagnostics(self) -> str:
+        return f"--- page console ({self.tool_page.page.url}) ---\n{self.tool_page.console_text()}"
