@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from harness import contract
 from harness.checks import check
 from harness.clients import InPageClient
-from harness.pages import SWITCH_LABEL, ai_scripts, scripts_loaded
+from harness.pages import SWITCH_LABEL, ai_scripts, new_tool_page, scripts_loaded
 
 SAME_ORIGIN_HOST = "/__harness__/embed-host.html"
 
@@ -31,15 +31,17 @@ def test_embedded_page_with_stored_on_registers_nothing(open_tool, context, targ
     top, scripts = ai_scripts(open_tool, tool, lambda on: InPageClient(on).wait_for_tools(contract.names_of(tool)))
 
     url, host_file = frame_urls(target, fixture_server, tool)[embedding]
-    host = context.new_page()
+    # A tab that follows its requests, its frame's too, so it can wait until they are quiet.
+    host = new_tool_page(context, target, tool, url)
     if host_file is not None:
         # A page on the target's own origin that the harness makes: the target needs no help.
-        host.route(lambda u: u.startswith(target.url(SAME_ORIGIN_HOST)),
-                   lambda route: route.fulfill(path=host_file, content_type="text/html"))
+        host.page.route(lambda u: u.startswith(target.url(SAME_ORIGIN_HOST)),
+                        lambda route: route.fulfill(path=host_file, content_type="text/html"))
     host.goto(url)
-    frame_element = host.locator("iframe")
+    frame_element = host.page.locator("iframe")
     frame_handle = frame_element.element_handle().content_frame()
-    frame_handle.wait_for_load_state("networkidle")
+    frame_handle.wait_for_load_state("load")
+    host.settle()  # what the embedded page would load has loaded (not networkidle: a WebSocket never lets it come)
     frame = frame_element.content_frame
     expect(frame.locator("main")).to_be_attached()
     with check("embedding.no-header"):
