@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, BrowserType, Playwright
 
-from harness import browsers
+from harness import browsers, extension
 from harness.browsers import BrowserConfig, BrowserMissing
-from harness.pytest_plugin import failed_before_teardown
+from harness.pytest_plugin import driver_of, failed_before_teardown
 from harness.targets import Target
 
 
@@ -40,6 +40,26 @@ def browser_type_launch_args(browser_type_launch_args: dict, browser_type: Brows
 def base_url(target: Target) -> str:
     """pytest-base-url's fixture, pointed at the target."""
     return target.base_url
+
+
+@pytest.fixture
+def new_context(new_context, request: pytest.FixtureRequest, browser_type: BrowserType, browser_type_launch_args: dict,
+                browser_context_args: dict) -> Iterator:
+    """pytest-playwright's new_context; on a call path that loads the agent extension, a persistent
+    context with it (Chromium loads an unpacked extension nowhere else), closed after the scenario."""
+    driver = driver_of(request.node)
+    if driver is None or not driver.loads_extension:
+        yield new_context
+        return
+    opened: list[BrowserContext] = []
+
+    def new(**kwargs) -> BrowserContext:
+        opened.append(extension.launch_context(browser_type, browser_type_launch_args, {**browser_context_args, **kwargs}))
+        return opened[-1]
+
+    yield new
+    for context in opened:
+        context.close()
 
 
 @pytest.fixture

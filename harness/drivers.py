@@ -32,7 +32,7 @@ class Driver:
     row: str  # its row of ADR-0044's Verification table (report.TEXT[lang]["paths"])
     capabilities: frozenset[str]
     needs_native_webmcp: bool = False  # runs only where the browser has its own WebMCP (the flag)
-    why_not: str = ""  # where it cannot run: the reason, for the table
+    loads_extension: bool = False  # its tabs live in a persistent context with the agent extension
 
     def has(self, *capabilities: str) -> bool:
         return set(capabilities) <= self.capabilities
@@ -54,7 +54,12 @@ DRIVERS: dict[str, Driver] = {
         # The browser's own WebMCP as Playwright 1.65 reaches it (page.webmcp: what a browser's built-in
         # agent sees). It hands back the result already parsed, so it cannot tell a string from an object.
         Driver("webmcp", "webmcp", frozenset({PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT, LARGE_MESSAGES, BULK_CALLS}),
-               needs_native_webmcp=True, why_not="needs the browser's own WebMCP (Chromium with the flag)"),
+               needs_native_webmcp=True),
+        # An agent extension's content script (fixtures/agent-extension, harness/extension.py): from its
+        # isolated world it reaches only the browser's own document.modelContext, never the polyfill.
+        Driver("extension", "extension", frozenset({RESULT_TEXT, PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT,
+                                                    LARGE_MESSAGES, BULK_CALLS}),
+               needs_native_webmcp=True, loads_extension=True),
     )
 }
 CALL_PATHS = tuple(DRIVERS)

@@ -20,7 +20,8 @@ from slugify import slugify
 from harness import baseline, checks, limits, results
 from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, resolve
 from harness.clients import InPageClient, ToolClient
-from harness.drivers import CALL_PATHS, DRIVERS, MCP_RELAY, paths_for, unknown_capabilities
+from harness.drivers import CALL_PATHS, DRIVERS, MCP_RELAY, Driver, paths_for, unknown_capabilities
+from harness.extension import ExtensionClient, launch_context
 from harness.pages import ToolPage, new_tool_page
 from harness.rules import BY_ID
 from harness.targets import Target, TargetError, check_reachable, load_profile, served_at
@@ -308,10 +309,12 @@ def open_tool(context: BrowserContext, target: Target, request: pytest.FixtureRe
 
 
 @pytest.fixture(scope="session")
-def warm_tabs(browser, browser_context_args: dict, target: Target, pytestconfig: pytest.Config) -> Iterator:
+def warm_tabs(browser, browser_type, browser_type_launch_args: dict, browser_context_args: dict, target: Target,
+              pytestconfig: pytest.Config) -> Iterator:
     from harness.warm_tabs import WarmTabs
 
-    tabs = WarmTabs(browser, browser_context_args, target, trace=pytestconfig.getoption("--trace-failures"))
+    tabs = WarmTabs(browser, browser_context_args, target, trace=pytestconfig.getoption("--trace-failures"),
+                    extension_context=lambda: launch_context(browser_type, browser_type_launch_args, browser_context_args))
     yield tabs
     tabs.close()
 
@@ -381,7 +384,13 @@ def client_for(call_path: str, request: pytest.FixtureRequest) -> Callable[[Tool
 
 
 # The tool client of each driver that needs nothing but the tab (the relay's needs its process).
-CLIENTS: dict[str, Callable[[ToolPage], ToolClient]] = {"in-page": InPageClient, "webmcp": WebMCPClient}
+CLIENTS: dict[str, Callable[[ToolPage], ToolClient]] = {"in-page": InPageClient, "webmcp": WebMCPClient,
+                                                        "extension": ExtensionClient}
+
+
+def driver_of(item: pytest.Item) -> Driver | None:
+    path = getattr(getattr(item, "callspec", None), "params", {}).get("call_path")
+    return DRIVERS.get(path) if path else None
 
 
 RELAY_KEY = pytest.StashKey[object]()

@@ -31,9 +31,12 @@ from collections import OrderedDict
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from collections.abc import Callable
+
 from playwright.sync_api import Browser, BrowserContext
 
 from harness.checks import HarnessError
+from harness.drivers import DRIVERS
 from harness.pages import RELAY_TAB_ID_KEY, ToolPage, new_tool_page
 from harness.targets import Target
 
@@ -53,9 +56,11 @@ EMPTY_STORAGE = """async (tabId) => {
 class WarmTabs:
     """Per worker: one context and one tool page per (tool, call path, faults, latitudes)."""
 
-    def __init__(self, browser: Browser, context_args: dict, target: Target, trace: bool):
+    def __init__(self, browser: Browser, context_args: dict, target: Target, trace: bool,
+                 extension_context: Callable[[], BrowserContext] | None = None):
         self.browser = browser
         self.context_args = context_args
+        self.extension_context = extension_context  # for a call path that loads the agent extension
         self.target = target
         self.trace = trace
         self._tabs: OrderedDict[tuple, ToolPage] = OrderedDict()
@@ -65,7 +70,7 @@ class WarmTabs:
         url = self.target.page_url(tool)
         tool_page = self._tabs.pop(key, None)  # emptied when it was given back
         if tool_page is None:
-            tool_page = new_tool_page(self._new_context(faults, latitudes), self.target, tool, url)
+            tool_page = new_tool_page(self._new_context(call_path, faults, latitudes), self.target, tool, url)
             if self.trace:
                 tool_page.page.context.tracing.start(title=title, snapshots=False, screenshots=False, sources=False)
         elif self.trace:
@@ -102,8 +107,13 @@ class WarmTabs:
         while self._tabs:
             self._close(self._tabs.popitem()[1])
 
-    def _new_context(self, faults: list[str], latitudes: list[str]) -> BrowserContext:
-        context = self.browser.new_context(**self.context_args)
+    def _new_context(self, call_path: str | None, faults: list[str], latitudes: list[str]) -> BrowserContext:
+        if call_path is not None and DRIVERS[call_path].loads_extension:
+            if self.extension_context is None:
+                raise HarnessError(f"warm tabs: no way to open a context with the agent extension for {call_path}")
+            context = self.extension_context()
+        else:
+            context = self.browser.new_context(**self.context_args)
         if faults or latitudes:
             context.add_init_script(f"globalThis.referenceConfig = {json.dumps({'faults': faults, 'latitudes': latitudes})};")
         return context

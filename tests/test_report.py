@@ -55,8 +55,8 @@ def header(text: str) -> list[str]:
     return [cell.strip() for cell in line.split("|")[1:-1]][2:]
 
 
-ENVS = ["chromium · in-page", "chromium · relay", "chromium · webmcp", "chromium-noflag · in-page",
-        "chromium-noflag · relay", "firefox · in-page", "firefox · relay"]
+ENVS = ["chromium · in-page", "chromium · relay", "chromium · webmcp", "chromium · extension",
+        "chromium-noflag · in-page", "chromium-noflag · relay", "firefox · in-page", "firefox · relay"]
 
 
 def test_environments_are_every_browser_by_every_call_path_it_supports():
@@ -71,7 +71,7 @@ def test_a_rule_is_verified_only_where_a_check_of_it_passed():
     assert cells[1].startswith("未確認 [")
     assert "needs the relay" in text
     # No row of chromium-noflag at all: not run; firefox is missing: its reason.
-    assert cells[3].startswith("未確認 [") and cells[5].startswith("未確認 [")
+    assert cells[4].startswith("未確認 [") and cells[6].startswith("未確認 [")
     assert "firefox is not installed" in text
 
 
@@ -156,7 +156,7 @@ def test_in_page_only_run_shows_the_relay_row_and_relay_rules_unverified():
 
 def test_one_browser_only():
     text = rendered([row()], statuses=STATUSES[:1])
-    assert header(text) == ["chromium · in-page", "chromium · relay", "chromium · webmcp"]
+    assert header(text) == ["chromium · in-page", "chromium · relay", "chromium · webmcp", "chromium · extension"]
 
 
 CALLS = "scenarios/test_operations.py::test_every_operation_answers"
@@ -296,10 +296,12 @@ def test_merge_of_the_shards_of_one_run_is_that_run(tmp_path):
     assert (tmp_path / "merged" / "verification.md").read_text() == (tmp_path / "whole" / "verification.md").read_text()
 
 
-def test_webmcp_row_is_the_browsers_own_and_names_only_configurations_with_the_flag():
-    rows = [calls(t, path=p) for t in ("slides", "excalidraw", "drawio") for p in ("in-page", "webmcp")]
+def test_native_only_rows_name_only_configurations_with_the_flag():
+    rows = [calls(t, path=p) for t in ("slides", "excalidraw", "drawio") for p in ("in-page", "webmcp", "extension")]
     text = rendered(rows)
-    webmcp = next(l for l in text.splitlines() if l.startswith("| ブラウザ自身の WebMCP"))
-    assert "10 個の全てを呼べた" in webmcp and "[chromium]" in webmcp
-    assert "chromium-noflag" not in webmcp and "firefox" not in webmcp  # they cannot carry it: not unverified, absent
-    assert "ブラウザ自身の WebMCP(page.webmcp)が" in text  # the finding: the registration reached the browser
+    for start in ("| ブラウザ自身の WebMCP", "| 拡張機能の content script"):
+        line = next(l for l in text.splitlines() if l.startswith(start))
+        assert "10 個の全てを呼べた" in line and "[chromium]" in line
+        assert "chromium-noflag" not in line and "firefox" not in line  # they cannot carry it: absent, not unverified
+    # The finding: the registration reached the browser's implementation, as each such path saw it.
+    assert text.count("ブラウザの実装だけを見る呼び方") == 2

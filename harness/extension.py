@@ -1,0 +1,121 @@
+"""An extension's content script as a tool client (ADR-0044's second Verification row).
+
+The harness's own MV3 extension (fixtures/agent-extension) does what an agent's extension would:
+its content script lists and calls the page's operations through `document.modelContext` from
+its isolated world, and its service worker asks the content script of a tab. The harness drives
+the service worker with Playwright's `worker.evaluate`. Chromium loads unpacked extensions only
+into a persistent context, so this path's tabs live in one (`launch_context`). Only native WebMCP
+reaches an isolated world: the polyfill's object lives in the page's own world.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import tempfile
+import time
+from typing import Any
+
+from playwright.sync_api import BrowserContext, BrowserType
+from playwright.sync_api import Error as PlaywrightError
+
+from harness import limits
+from harness.checks import HarnessError
+from harness.clients import ConditionTimedOut, NotJsonResult, ToolInfo, call_when_ready, parse_result
+from harness.pages import RELAY_TAB_ID_KEY, ToolPage
+from harness.paths import ROOT
+
+EXTENSION = ROOT / "fixtures" / "agent-extension"
+
+_ids = itertools.count(1)
+
+
+def launch_context(browser_type: BrowserType, launch_args: dict, context_args: dict) -> BrowserContext:
+    """A persistent context (a browser of its own, with a new profile) with the extension loaded."""
+    args = [*launch_args.get("args", []), f"--disable-extensions-except={EXTENSION}", f"--load-extension={EXTENSION}"]
+    profile = tempfile.mkdtemp(prefix="harness-extension-")
+    context = browser_type.launch_persistent_context(profile, **{**launch_args, **context_args, "args": args})
+    context.on("close", lambda _: shutil.rmtree(profile, ignore_errors=True))
+    if not context.service_workers:
+        context.wait_for_event("serviceworker", timeout=limits.EXPECT_MS)
+    return context
+
+
+class ExtensionCall:
+    def __init__(self, client: "ExtensionClient", name: str, arguments: dict):
+        self.client, self.name, self.id = client, name, next(_ids)
+        client.agent("([label, id, name, input]) => agent.start(label, id, name, input)", [client.label, self.id, name, arguments])
+
+    def done(self) -> bool:
+        return not self.client.agent("([id]) => agent.outcome(id, 0)", [self.id]).get("timedOut")
+
+    def result(self, timeout: float = limits.CALL_RESULT) -> dict:
+        outcome = self.client.agent("([id, ms]) => agent.outcome(id, ms)", [self.id, timeout * 1000])
+        return self.client.parsed(self.name, outcome, timeout)
+
+
+class ExtensionClient:
+    path = "extension"
+
+    def __init__(self, tool_page: ToolPage):
+        self.tool_page = tool_page
+
+    @property
+    def label(self) -> dict:
+        # The tab's relay tab id (sessionStorage) names it for the service worker.
+        return {"key": RELAY_TAB_ID_KEY, "value": self.tool_page.relay_tab_id}
+
+    def agent(self, script: str, arg: Any) -> Any:
+        workers = self.tool_page.page.context.service_workers
+        if not workers:
+            raise HarnessError(f"extension: the agent extension's service worker is not running\n{self.diagnostics()}")
+        try:
+            return workers[0].evaluate(script, arg)
+        except PlaywrightError as error:
+            raise HarnessError(f"extension: {error.message}\n{self.diagnostics()}") from None
+
+    def parsed(self, name: str, outcome: dict, timeout: float) -> dict:
+        context = f"{name} (extension)"
+        if outcome.get("timedOut"):
+            raise ConditionTimedOut(f"{context}: no answer in {timeout:.0f} s\n{self.diagnostics()}")
+        if outcome.get("lost") or outcome.get("missing") or outcome.get("noApi"):
+            raise HarnessError(f"{context}: {outcome}\n{self.diagnostics()}")
+        if "thrown" in outcome:
+            raise NotJsonResult(f"{context}: executeTool rejected with {outcome['thrown']} instead of a JSON string")
+        return parse_result(outcome["raw"], context)
+
+    def tools(self) -> list[ToolInfo]:
+        listed = self.agent("([label]) => agent.tools(label)", [self.label])
+        if listed.get("noApi"):
+            raise HarnessError(f"extension: the content script sees no document.modelContext\n{self.diagnostics()}")
+        return [ToolInfo(t["name"], t["name"], t["description"], t["inputSchema"],
+                         frozenset(k for k, v in t["annotations"].items() if v is True)) for t in listed["tools"]]
+
+    def _wait(self, done, timeout: float, what: str) -> list[ToolInfo]:
+        deadline = time.monotonic() + timeout
+        while True:
+            tools = self.tools()
+            if done({t.name for t in tools}):
+                return tools
+            if time.monotonic() > deadline:
+                raise ConditionTimedOut(f"extension: timed out after {timeout:.0f} s waiting for {what}; the content "
+                                        f"script sees {sorted(t.name for t in tools)}\n{self.diagnostics()}")
+            time.sleep(0.05)  # the content script is asked again: it passes on no change event
+
+    def wait_for_tools(self, names: set[str], timeout: float | None = None) -> list[ToolInfo]:
+        return self._wait(lambda held: names <= held, timeout or limits.TOOLS_REGISTERED, f"tools {sorted(names)}")
+
+    def wait_for_no_tools(self, timeout: float | None = None) -> None:
+        self._wait(lambda held: not held, timeout or limits.TOOLS_REGISTERED, "no tools")
+
+    def start(self, name: str, arguments: dict[str, Any]) -> ExtensionCall:
+        return ExtensionCall(self, name, arguments)
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.CALL_RESULT) -> dict:
+        return self.start(name, arguments or {}).result(timeout)
+
+    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
+        return call_when_ready(self, name, arguments, timeout)
+
+    def diagnostics(self) -> str:
+        return f"--- page console ({self.tool_page.page.url}) ---\n{self.tool_page.console_text()}"
