@@ -23,15 +23,14 @@ from pathlib import Path
 
 import pytest
 
-from harness import drivers
+from harness import drivers, tools
 from harness.paths import REFERENCE, ROOT
 from harness.rules import BY_ID
 from harness.sessions import scenarios_command
 
-CATALOG = REFERENCE / "faults.toml"
+CATALOG = REFERENCE / "faults.toml"  # the shared module's; each tool's own are in src/<tool>/faults.toml
 SENTINEL = "scenarios/test_operations.py::test_switch_on_then_one_read_succeeds"
 PROOF_BROWSERS = ("chromium", "chromium-noflag")
-TOOLS = ("node", "sql", "go", "slides", "excalidraw", "drawio")
 
 
 @dataclass(frozen=True)
@@ -43,22 +42,29 @@ class Fault:
     path: str = "in-page"  # the call path it is proven on, where its scenarios take one
 
 
+def catalog_files() -> list[tuple[Path, str]]:
+    """Each fault file with the tool its faults show on by default."""
+    return [(CATALOG, "slides"), *((path, path.parent.name) for path in sorted(CATALOG.parent.glob("src/*/faults.toml")))]
+
+
 def catalog() -> list[Fault]:
-    data = tomllib.loads(CATALOG.read_text(encoding="utf-8"))
     faults, problems = [], []
-    for name, entry in data.items():
-        unknown = set(entry) - {"rule", "breaks", "tool", "path"}
-        if unknown or "rule" not in entry or "breaks" not in entry:
-            problems.append(f"{name}: needs rule and breaks; unknown keys {sorted(unknown)}")
-            continue
-        fault = Fault(name, entry["rule"], entry["breaks"], entry.get("tool", "slides"), entry.get("path", "in-page"))
-        if fault.rule not in BY_ID:
-            problems.append(f"{name}: unknown rule {fault.rule}")
-        if fault.tool not in TOOLS or fault.path not in drivers.DRIVERS:
-            problems.append(f"{name}: unknown tool {fault.tool!r} or path {fault.path!r}")
-        faults.append(fault)
+    for path, default_tool in catalog_files():
+        for name, entry in tomllib.loads(path.read_text(encoding="utf-8")).items():
+            unknown = set(entry) - {"rule", "breaks", "tool", "path"}
+            if unknown or "rule" not in entry or "breaks" not in entry:
+                problems.append(f"{path.relative_to(ROOT)}: {name}: needs rule and breaks; unknown keys {sorted(unknown)}")
+                continue
+            fault = Fault(name, entry["rule"], entry["breaks"], entry.get("tool", default_tool), entry.get("path", "in-page"))
+            if fault.rule not in BY_ID:
+                problems.append(f"{path.relative_to(ROOT)}: {name}: unknown rule {fault.rule}")
+            if fault.tool not in tools.NAMES or fault.path not in drivers.DRIVERS:
+                problems.append(f"{path.relative_to(ROOT)}: {name}: unknown tool {fault.tool!r} or path {fault.path!r}")
+            if any(known.name == name for known in faults):
+                problems.append(f"{path.relative_to(ROOT)}: {name}: named twice")
+            faults.append(fault)
     if problems:
-        raise ValueError(f"{CATALOG}: " + "; ".join(problems))
+        raise ValueError("the fault catalog: " + "; ".join(problems))
     return faults
 
 

@@ -17,13 +17,12 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import checks, contract, versions
+from harness import checks, contract, tools, versions
 from harness.browsers import CONFIGS
 from harness.drivers import CALL_PATHS, DRIVERS
 from harness.rules import BY_ID, RULES
 
 CALLS_SCENARIO = "scenarios/test_operations.py::test_every_operation_answers"
-TOOLS = ("node", "sql", "go", "slides", "excalidraw", "drawio")
 
 VERIFIED, BROKEN, UNVERIFIED, KNOWN, NOT_APPLICABLE = "verified", "broken", "unverified", "known", "n/a"
 
@@ -49,7 +48,6 @@ TEXT = {
         "unverified_on": "未確認: {what}",
         "none_env": "無い",
         "not_selected": "未確認(この実行では --call-path {path} を選んでいない)",
-        "no_extension": "未確認(ハーネスに、拡張機能から呼ぶ方法がまだ無い)",
         "agent": "未確認",
         "absent_ops": "{ops} の {n} 個の操作は、配信に無いので未確認である。",
         "not_run_ops": "{ops} の {n} 個の操作は、この実行で呼んでいないので未確認である。",
@@ -65,7 +63,7 @@ TEXT = {
         "h_stale": "### もう起きない既知の違い(ベースラインの古い項目)",
         "h_flaky": "### 不安定(1 回目はハーネスのエラーで止まり、2 回目に走った)",
         "receiver": "{config} で、フラグと polyfill の両方がある状態で、登録を受けたのは {who} だった。",
-        "browser_holds": "{config} で、フラグと polyfill の両方がある状態で、ブラウザ自身の WebMCP(page.webmcp)が"
+        "browser_holds": "{config} で、フラグと polyfill の両方がある状態で、ブラウザの実装だけを見る呼び方({path})が"
                          "{tools} の操作を一覧にして呼べた。登録はブラウザの実装に届いている。",
         "dropped": "relay を通すと、次の注釈が MCP のクライアントに届かなかった: {dropped}",
         "network": "{tool} のページが通信した先は、{hosts} だった。",
@@ -98,7 +96,6 @@ TEXT = {
         "unverified_on": "not verified: {what}",
         "none_env": "none",
         "not_selected": "not verified (--call-path {path} was not selected in this run)",
-        "no_extension": "not verified (the harness has no way to call from an extension yet)",
         "agent": "not verified",
         "absent_ops": "The {n} operations of {ops} are not served by this target: not verified.",
         "not_run_ops": "The {n} operations of {ops} were not called in this run: not verified.",
@@ -114,8 +111,8 @@ TEXT = {
         "h_stale": "### Known differences that no longer occur (stale baseline entries)",
         "h_flaky": "### Flaky (the first attempt stopped on a harness error; a second one ran)",
         "receiver": "On {config}, with both the flag and the polyfill, the registration reached: {who}.",
-        "browser_holds": "On {config}, with both the flag and the polyfill, the browser's own WebMCP (page.webmcp) "
-                         "listed and called the operations of {tools}: the registration reached the browser's implementation.",
+        "browser_holds": "On {config}, with both the flag and the polyfill, a call path that sees only the browser's "
+                         "implementation ({path}) listed and called the operations of {tools}: the registration reached it.",
         "dropped": "Through the relay, these annotations did not reach the MCP client: {dropped}",
         "network": "The {tool} page contacted {hosts}.",
         "network_extra": "The {tool} page contacted, beyond its origin and 127.0.0.1: {hosts}.",
@@ -255,7 +252,7 @@ def _calls_row(path: str, rows: list[dict], browsers: list[str], unavailable: di
     return f"| {t['paths'][path]} | {envs} | {result.replace('|', '/')} |"
 
 
-def describe_run(statuses, args, ai_tools: tuple[str, ...] = TOOLS) -> dict:
+def describe_run(statuses, args, ai_tools: tuple[str, ...] = tools.NAMES) -> dict:
     """What a run was (run.json beside results.json): the machine, the target and the tools whose
     operations it serves, the call paths, and each browser configuration with its version or why
     it could not run."""
@@ -286,7 +283,7 @@ def merge_runs(runs: list[dict]) -> dict:
     return {
         "machine": "; ".join(machines),
         "target": "; ".join(dict.fromkeys(run["target"] for run in runs)),
-        "ai_tools": [tool for tool in TOOLS if any(tool in run["ai_tools"] for run in runs)],
+        "ai_tools": [tool for tool in tools.NAMES if any(tool in run["ai_tools"] for run in runs)],
         "call_paths": [p for p in CALL_PATHS if any(p in run["call_paths"] for run in runs)],
         "parts": {k: v for run in runs for k, v in run["parts"].items()},
         "statuses": sorted(statuses.values(), key=lambda st: order.index(st["name"]) if st["name"] in order else len(order)),
@@ -311,19 +308,17 @@ def render(results: list[dict], run: dict, lang: str) -> str:
     lines += [t["versions"].format(parts=_join((f"{k} {v}" for k, v in parts.items()), lang)), ""]
 
     # Table 1: ADR-0044's rows, one per way of calling.
-    served_tools = [tool for tool in TOOLS if any(r["tool"] == tool for r in results if r["scenario"] == CALLS_SCENARIO)]
+    served_tools = [tool for tool in tools.NAMES if any(r["tool"] == tool for r in results if r["scenario"] == CALLS_SCENARIO)]
     served_ops = sum(len(contract.operations_of(tool)) for tool in served_tools)
     lines += [t["head1"], "|---|---|---|"]
     for path in ("in-page", "extension", "relay", "webmcp", "agent"):
-        if path == "extension":
-            lines.append(f"| {t['paths'][path]} | {t['none_env']} | {t['no_extension']} |")
-        elif path == "agent":
+        if path == "agent":
             lines.append(f"| {t['paths'][path]} | {t['none_env']} | {t['agent']} |")
         elif path not in paths:
             lines.append(f"| {t['paths'][path]} | {t['none_env']} | {t['not_selected'].format(path=path)} |")
         else:
             lines.append(_calls_row(path, results, browsers, unavailable, served_ops, detail, lang))
-    absent = [tool for tool in TOOLS if tool not in run["ai_tools"]]
+    absent = [tool for tool in tools.NAMES if tool not in run["ai_tools"]]
     if absent:
         n = sum(len(contract.operations_of(tool)) for tool in absent)
         lines += ["", t["absent_ops"].format(ops=_join(absent, lang), n=n)]
@@ -357,10 +352,12 @@ def _findings(results: list[dict], detail: dict[str, str], lang: str) -> list[st
                     if r["browser"] == browser and r["outcome"] == "passed" and checks.REGISTRATION_RECEIVER in r["findings"]), None)
         if who:
             bullets.append(t["receiver"].format(config=f"{detail.get(browser, browser)} [{browser}]", who=who))
-        held = sorted({r["tool"] for r in results if r["browser"] == browser and r["call_path"] == "webmcp"
-                       and r["scenario"] == CALLS_SCENARIO and r["outcome"] == "passed"})
-        if held:
-            bullets.append(t["browser_holds"].format(config=f"{detail.get(browser, browser)} [{browser}]", tools=_join(held, lang)))
+        for path in (p for p, driver in DRIVERS.items() if driver.needs_native_webmcp):
+            held = sorted({r["tool"] for r in results if r["browser"] == browser and r["call_path"] == path
+                           and r["scenario"] == CALLS_SCENARIO and r["outcome"] == "passed"})
+            if held:
+                bullets.append(t["browser_holds"].format(config=f"{detail.get(browser, browser)} [{browser}]",
+                                                         path=t["paths"][path], tools=_join(held, lang)))
     dropped: dict[str, list] = {}
     for r in results:
         dropped.update(r["findings"].get(checks.RELAY_DROPPED_ANNOTATIONS) or {})

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness import tools
+
 DD = "Design Doc「AI からの操作」"
 ADR = "ADR-0044"
+SOURCES = {"DD": DD, "ADR": ADR}  # what a descriptor's rules name their source by
 
 
 @dataclass(frozen=True)
@@ -21,11 +24,11 @@ class Rule:
     text: str
 
 
-def _rules(source: str, section: str, *pairs: tuple[str, str]) -> list[Rule]:
-    return [Rule(rule_id, source, section, text) for rule_id, text in pairs]
+def _rules(source: str, section: str, *pairs: tuple[str, str]) -> tuple[Rule, ...]:
+    return tuple(Rule(rule_id, source, section, text) for rule_id, text in pairs)
 
 
-RULES: tuple[Rule, ...] = tuple(
+RULES: tuple[Rule, ...] = (
     _rules(DD, "許可のスイッチ",
         ("switch.control", "ヘッダの右端に、ラベル「AI からの操作」の Switch を置く"),
         ("switch.default-off", "デフォルトはオフである"),
@@ -50,6 +53,7 @@ RULES: tuple[Rule, ...] = tuple(
         ("input.schema", "inputSchema に合わない入力は invalid_input を返す"),
         ("result.json-string", "操作は、成功でも失敗でも JSON の文字列を返し、例外を投げない"),
         ("result.exception-failed", "check と execute が投げた例外は failed にする"),
+        ("limits.one-megabyte", "markdown、xml、cells などは UTF-8 で 1 MB までで、超えると too_large"),
     )
     + _rules(DD, "スイッチと確認の状態の保存",
         ("storage.shape", "キーは fd-ai-operations:<ツール>、値は {v:1, enabledUntil, skipConfirmUntil}"),
@@ -121,31 +125,9 @@ RULES: tuple[Rule, ...] = tuple(
         ("canvas.open-document", "開いている図かスライドだけを対象にし、読み取りの結果の document はそれを指す"),
         ("canvas.not-ready", "開いている図かスライドが無いときと、ツールの読み込みが終わっていないときは、not_ready を返す"),
     )
-    + _rules(DD, "入力と結果(スライド)",
-        ("slides.read", "slides_read は document、markdown、theme、slideCount を返す"),
-        ("slides.write", "slides_write は Markdown の全文を置き換え、slideCount を返す"),
-        ("slides.theme-enum", "slides_set_theme の theme は、エディタのテーマの一覧から作った enum である"),
-        ("slides.set-theme", "slides_set_theme はテーマを変え、theme を返す"),
-        ("limits.one-megabyte", "markdown、xml、cells などは UTF-8 で 1 MB までで、超えると too_large"),
-    )
-    + _rules(DD, "入力と結果(Excalidraw)",
-        ("excalidraw.read", "excalidraw_read の elements は id、type、x、y、width、height、text、strokeColor、backgroundColor と、矢印の from と to を持つ"),
-        ("excalidraw.add", "excalidraw_add_elements は要素を足し、ids を返す"),
-        ("excalidraw.arrows", "矢印は from と to で図形をつなぐ。同じ呼び出しの図形も指せる"),
-        ("excalidraw.limit", "elements は 1 回に 200 個までで、超えると too_large"),
-        ("excalidraw.id-clash", "id が今の要素か同じ呼び出しの要素と重なるときは invalid_input"),
-        ("excalidraw.missing-target", "from と to が指す図形が無いときは not_found"),
-        ("excalidraw.update", "excalidraw_update_element は位置、大きさ、色を変え、id を返す。無い id は not_found"),
-        ("excalidraw.colors", "色は # と 6 桁の 16 進。backgroundColor は transparent も受け付ける"),
-        ("excalidraw.clear", "excalidraw_clear は全ての要素を消し、count を返す"),
-    )
-    + _rules(ADR, "Verification(draw.io)",
-        ("drawio.read", "drawio_read は document と xml を返す"),
-        ("drawio.add-cells", "drawio_add_cells は今の XML に mxCell を足して load で読み込み直し、count を返す"),
-        ("drawio.cell-id-clash", "今の図にある id の mxCell は invalid_input"),
-        ("drawio.write", "全体を置き換えた後に図を読むと、渡した XML だけが返る"),
-        ("drawio.invalid-xml", "読めない XML は invalid_input で、図は変わらない"),
-    )
+    # Each tool's own rules, from its descriptor (harness/tools/<tool>.py), in the tools' order.
+    + tuple(Rule(rule_id, SOURCES[source], section, text)
+            for tool in tools.TOOLS.values() for source, section, pairs in tool.rules for rule_id, text in pairs)
 )
 
 BY_ID = {rule.id: rule for rule in RULES}

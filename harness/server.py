@@ -22,8 +22,6 @@ mimetypes.add_type("application/wasm", ".wasm")
 mimetypes.add_type("text/javascript", ".mjs")
 mimetypes.add_type("font/woff2", ".woff2")
 
-TOOL_PAGES = ("node", "sql", "go", "slides", "excalidraw", "drawio")
-
 # URL prefix → directory. Longest prefix wins; the rest maps to the built reference.
 STATIC_ROOTS = {
     "/excalidraw-assets/": NODE_MODULES / "@excalidraw/excalidraw/dist/prod",

@@ -19,7 +19,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-TOOLS = ("node", "sql", "go", "slides", "excalidraw", "drawio")
+from harness import tools
+
+TOOLS = tools.NAMES
 PROFILES = Path(__file__).parent / "profiles"
 DEFAULT_RELAY_PORT = 9333
 
@@ -37,15 +39,15 @@ class Document:
     id: str | None = None  # reads' document.id (canvas tools)
 
 
-CANVAS_TOOLS = ("slides", "excalidraw", "drawio")
-# The hooks a tool section may give for what the spec leaves to the page (see HOOK_HELP).
-HOOKS = {"hold_loading": CANVAS_TOOLS, "view": CANVAS_TOOLS, "theme_picker": ("slides",)}
+CANVAS_TOOLS = tools.CANVAS
 HOLD_LOADING_KINDS = ("fetch", "child-frame")
 HOOK_HELP = {
     "hold_loading": '"fetch" (fetch/xhr requests), "child-frame" (every request of a child frame) or a URL glob',
     "view": "a Playwright selector",
     "theme_picker": "a Playwright selector",
 }
+# The hooks a tool section may give for what the spec leaves to the page: as its descriptor says.
+HOOKS = {hook: tuple(name for name, tool in tools.TOOLS.items() if hook in tool.hooks) for hook in HOOK_HELP}
 DOCUMENT_OF = {"page": "document", "other_page": "other_document"}
 
 
@@ -140,9 +142,9 @@ def _target_from(data: dict, path: Path, base_url: str | None) -> Target:
     tools_data = data.get("tools")
     if not isinstance(tools_data, dict) or not tools_data:
         raise fail("needs a [tools.<tool>] table for each tool page")
-    tools = {tool: _tool_pages(tool, entry, fail) for tool, entry in tools_data.items()}
-    ai_tools = tuple(data.get("ai_tools", tools))
-    missing = [tool for tool in ai_tools if tool not in tools]
+    pages = {tool: _tool_pages(tool, entry, fail) for tool, entry in tools_data.items()}
+    ai_tools = tuple(data.get("ai_tools", pages))
+    missing = [tool for tool in ai_tools if tool not in pages]
     if missing:
         raise fail(f"ai_tools names tools without a page: {missing}")
     relay_port = data.get("relay_port", DEFAULT_RELAY_PORT)
@@ -156,7 +158,7 @@ def _target_from(data: dict, path: Path, base_url: str | None) -> Target:
         widget_origin=data.get("widget_origin", origin) if not base_url else origin,
         relay_port=relay_port,
         ai_tools=ai_tools,
-        tools=tools,
+        tools=pages,
         served=served,
     )
 
@@ -166,7 +168,7 @@ def _tool_pages(tool: str, entry, fail) -> ToolPages:
         raise fail(f"unknown tool {tool!r} (tools are {', '.join(TOOLS)})")
     if not isinstance(entry, dict) or not isinstance(entry.get("page"), str):
         raise fail(f"[tools.{tool}] needs page = \"/path\"")
-    hooks = [name for name, tools in HOOKS.items() if tool in tools]
+    hooks = [name for name, takers in HOOKS.items() if tool in takers]
     known = {"page", "document", "other_page", "other_document", "empty_page", *hooks}
     unknown = set(entry) - known
     if unknown:

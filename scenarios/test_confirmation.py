@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from harness import clients, contract, drivers, limits
 from harness.checks import WALL_SECONDS_FOR_50_SECONDS, check, finding
 from harness.clock import T0, at
-from harness.inputs import valid_input
+from harness.tools import valid_input
 from harness.pages import SEVEN_DAYS_MS, ToolPage
 from harness.pytest_plugin import TARGET_KEY
 

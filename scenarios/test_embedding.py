@@ -8,7 +8,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from harness import contract
+from harness import contract, limits
 from harness.checks import check
 from harness.clients import InPageClient
 from harness.pages import SWITCH_LABEL, ai_scripts, new_tool_page, scripts_loaded
@@ -39,11 +39,12 @@ def test_embedded_page_with_stored_on_registers_nothing(open_tool, context, targ
                         lambda route: route.fulfill(path=host_file, content_type="text/html"))
     host.goto(url)
     frame_element = host.page.locator("iframe")
-    frame_handle = frame_element.element_handle().content_frame()
-    frame_handle.wait_for_load_state("load")
-    host.settle()  # what the embedded page would load has loaded (not networkidle: a WebSocket never lets it come)
     frame = frame_element.content_frame
-    expect(frame.locator("main")).to_be_attached()
+    # The tool page is up in its frame (a busy machine takes its time), then whatever it would
+    # load has loaded: HTTP quiet, not networkidle (a WebSocket never lets that come).
+    expect(frame.locator("main")).to_be_attached(timeout=limits.TOOL_READY * 1000)
+    host.settle()
+    frame_handle = frame_element.element_handle().content_frame()
     with check("embedding.no-header"):
         expect(frame.get_by_role("banner")).to_have_count(0)
         expect(frame.get_by_role("switch", name=SWITCH_LABEL)).to_have_count(0)

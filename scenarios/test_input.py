@@ -7,7 +7,7 @@ import pytest
 from harness import contract, drivers
 from harness.checks import OPERATIONS_CALLED, check, finding
 from harness.clients import NotJsonResult
-from harness.inputs import valid_input
+from harness.tools import valid_input
 
 pytestmark = pytest.mark.needs(drivers.UNVALIDATED_INPUT)
 

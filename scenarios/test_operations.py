@@ -5,7 +5,7 @@ import pytest
 
 from harness import contract, drivers
 from harness.checks import CONTACTED, OPERATIONS_CALLED, HarnessError, check, finding
-from harness.inputs import valid_input
+from harness.tools import valid_input
 
 
 def start_answered(tool_page, client, op, arguments):

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from harness import contract, drivers
 from harness.clients import PendingCall, parse_result, start_and_see
-from harness.inputs import registered_enum
+from harness.tools.slides import registered_enum
 from harness.pages import ToolPage
 from harness.targets import Document
 

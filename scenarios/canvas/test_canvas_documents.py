@@ -6,10 +6,10 @@ import pytest
 from canvas_agent import Agent, assert_is_open_document, assert_success, schema_valid_input
 from playwright.sync_api import Route
 
-from harness import contract
+from harness import contract, tools
 from harness.checks import check
 
-CANVAS = pytest.mark.tool("slides", "excalidraw", "drawio")
+CANVAS = pytest.mark.tool(*tools.CANVAS)
 
 
 @CANVAS

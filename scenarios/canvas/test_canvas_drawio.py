@@ -8,13 +8,13 @@ from playwright.sync_api import expect
 
 from harness import contract
 from harness.checks import check
-from harness.inputs import EMPTY_DRAWIO_MODEL, drawio_vertex
+from harness.tools.drawio import EMPTY_MODEL, vertex
 
 pytestmark = pytest.mark.tool("drawio")
 
 
 def model(*cells: str) -> str:
-    return EMPTY_DRAWIO_MODEL.replace("</root>", "".join(cells) + "</root>")
+    return EMPTY_MODEL.replace("</root>", "".join(cells) + "</root>")
 
 
 def editor(tool_page):
@@ -41,7 +41,7 @@ def test_read_returns_the_open_diagrams_xml(opened, agent):
 def test_added_cells_are_read_back_and_shown(agent, tool_page):
     """drawio_add_cells は今の XML に mxCell を足して読み込み直し、count を返す。利用者の図にも出る。"""
     before = agent.read()["xml"]
-    cells = drawio_vertex("harness-a", "ハーネスの四角A") + drawio_vertex("harness-b", "ハーネスの四角B", x=240)
+    cells = vertex("harness-a", "ハーネスの四角A") + vertex("harness-b", "ハーネスの四角B", x=240)
     with check("drawio.add-cells"):
         result = agent.ok("drawio_add_cells", {"cells": cells})
         assert result["count"] == 2, result
@@ -59,7 +59,7 @@ def test_cell_with_an_id_in_the_diagram_is_invalid_input(agent):
     before = agent.read()["xml"]
     taken = [i for i in cell_ids(before) if i not in ("0", "1")] or cell_ids(before)
     with check("drawio.cell-id-clash"):
-        agent.fails("drawio_add_cells", {"cells": drawio_vertex(taken[-1], "重なる id")}, "invalid_input")
+        agent.fails("drawio_add_cells", {"cells": vertex(taken[-1], "重なる id")}, "invalid_input")
         assert agent.read()["xml"] == before, "a refused drawio_add_cells changed the diagram"
 
 
@@ -67,7 +67,7 @@ def test_cell_with_an_id_in_the_diagram_is_invalid_input(agent):
 def test_cell_id_repeated_in_one_call_is_invalid_input(agent):
     """invalid_input を返すとき: 識別子が重なる(同じ呼び出しの 2 つの mxCell の id)。"""
     before = agent.read()["xml"]
-    twice = drawio_vertex("harness-twice", "一") + drawio_vertex("harness-twice", "二", x=240)
+    twice = vertex("harness-twice", "一") + vertex("harness-twice", "二", x=240)
     with check("drawio.cell-id-clash"):
         agent.fails("drawio_add_cells", {"cells": twice}, "invalid_input")
         assert agent.read()["xml"] == before, "a refused drawio_add_cells changed the diagram"
@@ -85,7 +85,7 @@ def test_unreadable_cells_are_invalid_input(agent):
 @pytest.mark.rules("drawio.write", "confirm.which")
 def test_write_replaces_the_diagram_and_reads_back_exactly(agent, tool_page):
     """全体を置き換える操作の後に図を読むと、渡した XML だけが返る。"""
-    xml = model(drawio_vertex("harness-only", "置き換えた図"))
+    xml = model(vertex("harness-only", "置き換えた図"))
     asked, result = agent.confirm("drawio_write", {"xml": xml})
     with check("confirm.which"):
         assert asked or result["ok"] is False, f"drawio_write replaced the diagram without the confirmation dialog: {result}"
@@ -115,6 +115,6 @@ def test_over_one_megabyte_is_too_large(agent, field):
     name = "drawio_write" if field == "xml" else "drawio_add_cells"
     with check("limits.one-megabyte"):
         for label in ("図" * 400_000, "a" * contract.ONE_MEGABYTE):
-            text = model(drawio_vertex("harness-big", label)) if field == "xml" else drawio_vertex("harness-big", label)
+            text = model(vertex("harness-big", label)) if field == "xml" else vertex("harness-big", label)
             agent.fails(name, {field: text}, "too_large")
         assert agent.read()["xml"] == before, f"a refused {name} changed the diagram"

@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from harness import contract, drivers
 from harness.checks import check
-from harness.inputs import registered_enum
+from harness.tools.slides import registered_enum
 
 pytestmark = pytest.mark.tool("slides")
 

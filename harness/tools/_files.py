@@ -1,0 +1,30 @@
+"""What the tools with files (node, go) share: their file operations' example calls."""
+
+from __future__ import annotations
+
+from harness import contract
+from harness.tools import Call
+
+FILE = "harness.txt"
+MISSING = "no-such-file-harness.txt"
+
+
+def valid_input(op: contract.Operation, client, marker: str) -> dict | None:
+    if op.name.endswith("_delete_file"):
+        listed = client.call(f"{op.tool}_list_files", {})
+        files = [entry["path"] for entry in listed.get("entries", []) if entry["kind"] == "file"]
+        assert files, f"{op.tool}: no file to delete in {listed}"
+        return {"path": files[0]}
+    return None
+
+
+def text_call(tool: str, text: str) -> Call:
+    return f"{tool}_write_file", {"path": FILE, "contents": text}
+
+
+def kept_text_calls(tool: str, text: str) -> tuple[Call, Call]:
+    return text_call(tool, text), (f"{tool}_read_file", {"path": FILE})
+
+
+def failing_call(tool: str) -> Call:
+    return f"{tool}_read_file", {"path": MISSING}
