@@ -28,8 +28,7 @@ CAPABILITIES = (RESULT_TEXT, PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT, LARGE_M
 
 @dataclass(frozen=True)
 class Driver:
-    name: str  # what --call-path takes and results.json records
-    row: str  # its row of ADR-0044's Verification table (report.TEXT[lang]["paths"])
+    name: str  # what --call-path takes, results.json records and names its row of Table 1 (report.TEXT)
     capabilities: frozenset[str]
     needs_native_webmcp: bool = False  # runs only where the browser has its own WebMCP (the flag)
     loads_extension: bool = False  # its tabs live in a persistent context with the agent extension
@@ -45,20 +44,20 @@ DRIVERS: dict[str, Driver] = {
     driver.name: driver
     for driver in (
         # The page's own document.modelContext (getTools + executeTool), from a script in the page.
-        Driver("in-page", "in-page", frozenset({RESULT_TEXT, PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT,
-                                                LARGE_MESSAGES, BULK_CALLS, PAGE_CALL_ID})),
+        Driver("in-page", frozenset({RESULT_TEXT, PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT,
+                                     LARGE_MESSAGES, BULK_CALLS, PAGE_CALL_ID})),
         # The spawned MCP-B relay CLI and the Python MCP SDK over stdio (harness/relay.py). Its widget
         # runs in the page's frame on the page's clock and gives a call 10 s; it closes a socket on a
         # message over 1,000,000 bytes; it forwards no annotations and may refuse input itself.
-        Driver("relay", "relay", frozenset({RESULT_TEXT, MCP_RELAY})),
+        Driver("relay", frozenset({RESULT_TEXT, MCP_RELAY})),
         # The browser's own WebMCP as Playwright 1.65 reaches it (page.webmcp: what a browser's built-in
         # agent sees). It hands back the result already parsed, so it cannot tell a string from an object.
-        Driver("webmcp", "webmcp", frozenset({PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT, LARGE_MESSAGES, BULK_CALLS}),
+        Driver("webmcp", frozenset({PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT, LARGE_MESSAGES, BULK_CALLS}),
                needs_native_webmcp=True),
         # An agent extension's content script (fixtures/agent-extension, harness/extension.py): from its
         # isolated world it reaches only the browser's own document.modelContext, never the polyfill.
-        Driver("extension", "extension", frozenset({RESULT_TEXT, PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT,
-                                                    LARGE_MESSAGES, BULK_CALLS}),
+        Driver("extension", frozenset({RESULT_TEXT, PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT,
+                                       LARGE_MESSAGES, BULK_CALLS}),
                needs_native_webmcp=True, loads_extension=True),
     )
 }

@@ -96,6 +96,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "one_driver(why): the rule is the page's, whichever way a call arrives: "
                                        "the scenario runs on the first call path that can run it")
     config.addinivalue_line("markers", "new_context(why): the scenario's tab is opened in a new browser context, never a warm tab")
+    config.addinivalue_line("markers", "calls_row: the scenario calls every operation of its tool; its rows fill the call "
+                                       "path's row of Table 1")
     try:
         target = load_profile(config.getoption("--target"), config.getoption("--base-url", default=None))
     except TargetError as error:
@@ -465,7 +467,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         if observed is not None and not any(c.outcome == "failed" and c.rule == error.rule for c in observed.checks):
             observed.checks.append(checks.CheckRecord(error.rule, error.subject, "failed", error.message))
     seen = observed.as_dict() if observed is not None else {"checks": [], "findings": {}}
-    phase = {"phase": report.when, "rules": list(_declared_rules(item)), "params": _params(item), **seen}
+    phase = {"phase": report.when, "rules": list(_declared_rules(item)), "params": _params(item),
+             "calls_row": item.get_closest_marker("calls_row") is not None, **seen}
     phase.update(results.phase_outcome(report, seen, broken))
     if phase["kind"] == "stale":
         # A baseline entry whose check now holds fails the run until the entry is removed.

@@ -22,7 +22,6 @@ from harness.browsers import CONFIGS
 from harness.drivers import CALL_PATHS, DRIVERS
 from harness.rules import BY_ID, RULES
 
-CALLS_SCENARIO = "scenarios/test_operations.py::test_every_operation_answers"
 
 VERIFIED, BROKEN, UNVERIFIED, KNOWN, NOT_APPLICABLE = "verified", "broken", "unverified", "known", "n/a"
 
@@ -222,7 +221,7 @@ def _cell_text(cell: Cell, notes: dict[str, int], lang: str) -> str:
 def _calls_row(path: str, rows: list[dict], browsers: list[str], unavailable: dict[str, str], served_ops: int,
                detail: dict[str, str], lang: str) -> str:
     t = TEXT[lang]
-    calls = [r for r in rows if r["scenario"] == CALLS_SCENARIO and r["call_path"] == path]
+    calls = [r for r in rows if r.get("calls_row") and r["call_path"] == path]
     passed_on, failed, unverified = [], [], []
     answered: set[str] = set()
     for browser in (b for b in browsers if DRIVERS[path].supports(CONFIGS[b])):
@@ -308,7 +307,7 @@ def render(results: list[dict], run: dict, lang: str) -> str:
     lines += [t["versions"].format(parts=_join((f"{k} {v}" for k, v in parts.items()), lang)), ""]
 
     # Table 1: ADR-0044's rows, one per way of calling.
-    served_tools = [tool for tool in tools.NAMES if any(r["tool"] == tool for r in results if r["scenario"] == CALLS_SCENARIO)]
+    served_tools = [tool for tool in tools.NAMES if any(r["tool"] == tool for r in results if r.get("calls_row"))]
     served_ops = sum(len(contract.operations_of(tool)) for tool in served_tools)
     lines += [t["head1"], "|---|---|---|"]
     for path in ("in-page", "extension", "relay", "webmcp", "agent"):
@@ -354,7 +353,7 @@ def _findings(results: list[dict], detail: dict[str, str], lang: str) -> list[st
             bullets.append(t["receiver"].format(config=f"{detail.get(browser, browser)} [{browser}]", who=who))
         for path in (p for p, driver in DRIVERS.items() if driver.needs_native_webmcp):
             held = sorted({r["tool"] for r in results if r["browser"] == browser and r["call_path"] == path
-                           and r["scenario"] == CALLS_SCENARIO and r["outcome"] == "passed"})
+                           and r.get("calls_row") and r["outcome"] == "passed"})
             if held:
                 bullets.append(t["browser_holds"].format(config=f"{detail.get(browser, browser)} [{browser}]",
                                                          path=t["paths"][path], tools=_join(held, lang)))

@@ -66,6 +66,7 @@ def fold(phases: list[dict]) -> dict:
         **{ENV_PARAMS[k]: v for k, v in first["params"].items() if k in ENV_PARAMS},
         "params": first["params"],
         "rules": first["rules"],
+        "calls_row": first.get("calls_row", False),  # fills its call path's row of Table 1
         "outcome": "passed",
         "broken": None,
         "subject": None,

@@ -33,6 +33,7 @@ def wait_for_operations(tool_page, client, tool, target):
 
 
 @pytest.mark.rules("relay.calls", "result.json-string")
+@pytest.mark.calls_row
 def test_every_operation_answers(tool_page, client, tool, target):
     tool_page.turn_on()
     wait_for_operations(tool_page, client, tool, target)

@@ -165,9 +165,10 @@ CALLS = "scenarios/test_operations.py::test_every_operation_answers"
 def calls(tool, browser="chromium", path="in-page", outcome="passed", ops=None):
     from harness import contract
     ops = ops or {op.name: "ok" for op in contract.operations_of(tool)}
-    return row(CALLS, browser, path, tool, ("relay.calls",), outcome,
-               findings={checks.OPERATIONS_CALLED: ops}, broken="relay.calls" if outcome == "failed" else None,
-               checked={"relay.calls": "failed" if outcome == "failed" else "passed"}, message="boom" if outcome == "failed" else "")
+    return {**row(CALLS, browser, path, tool, ("relay.calls",), outcome,
+                  findings={checks.OPERATIONS_CALLED: ops}, broken="relay.calls" if outcome == "failed" else None,
+                  checked={"relay.calls": "failed" if outcome == "failed" else "passed"}, message="boom" if outcome == "failed" else ""),
+            "calls_row": True}
 
 
 def test_call_path_row_counts_operations_that_answered_ok():
