@@ -33,11 +33,20 @@ _ids = itertools.count(1)
 def launch_context(browser_type: BrowserType, launch_args: dict, context_args: dict) -> BrowserContext:
     """A persistent context (a browser of its own, with a new profile) with the extension loaded."""
     args = [*launch_args.get("args", []), f"--disable-extensions-except={EXTENSION}", f"--load-extension={EXTENSION}"]
+    options = {**launch_args, **context_args, "args": args}
+    if not options.get("executable_path"):
+        # Playwright's own build: its default headless shell loads no extension, its full Chromium does.
+        options["channel"] = "chromium"
     profile = tempfile.mkdtemp(prefix="harness-extension-")
-    context = browser_type.launch_persistent_context(profile, **{**launch_args, **context_args, "args": args})
+    context = browser_type.launch_persistent_context(profile, **options)
     context.on("close", lambda _: shutil.rmtree(profile, ignore_errors=True))
     if not context.service_workers:
-        context.wait_for_event("serviceworker", timeout=limits.EXPECT_MS)
+        try:
+            context.wait_for_event("serviceworker", timeout=limits.EXPECT_MS)
+        except PlaywrightError:
+            context.close()
+            raise HarnessError(f"the agent extension ({EXTENSION}) did not start its service worker in "
+                               f"{limits.EXPECT_MS / 1000:.0f} s: this Chromium loaded no unpacked extension") from None
     return context
 
 
