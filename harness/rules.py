@@ -115,6 +115,13 @@ RULES: tuple[Rule, ...] = (
         ("relay.annotations", "注釈(Decision 4)が、relay を通しても読める"),
         ("relay.calls", "relay と MCP のクライアント(SDK)から、操作を呼べる"),
     )
+    + _rules(ADR, "Verification(呼び方)",
+        ("calls.every-operation", "ページの中の API、拡張機能の content script、ブラウザ自身の WebMCP のそれぞれから、"
+                                  "操作を一覧にして全てを呼べる(後の 2 つは、フラグを有効にしたブラウザで)"),
+    )
+    + _rules(DD, "ツールのページの、スイッチと記録の欄の位置、タイトル、ディレクトリの名前",
+        ("page.title", "ツールのページは、<title> に開いているものの名前を入れる。図とスライドは、その名前である"),
+    )
     + _rules(ADR, "Verification(通信)",
         ("network.local-only", "ページの外へのリクエストは、127.0.0.1 への WebSocket だけである"),
     )

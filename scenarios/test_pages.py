@@ -9,12 +9,14 @@ from playwright.sync_api import expect
 from harness.checks import check
 
 
+@pytest.mark.rules("page.title")
 def test_page_opens_with_its_documents_name_in_the_title(open_tool, target, page_tool):
     """「ツールのページは、タイトル(<title>)に、開いているものの名前を入れる」: the title contains
     the name (「四半期報告 — スライドのエディタ」 holds for 四半期報告)."""
     name = target.document(page_tool).name
     tool_page = open_tool(page_tool)
-    expect(tool_page.page).to_have_title(re.compile(re.escape(name)))
+    with check("page.title"):
+        expect(tool_page.page).to_have_title(re.compile(re.escape(name)))
 
 
 @pytest.mark.rules("switch.default-off")
