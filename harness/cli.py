@@ -173,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     selftest.add_argument("--workers", default="2", help="processes at once (default 2)")
     selftest.add_argument("--under-load", action="store_true",
                           help="the load proof: the main job on both Chromium configurations idle, then with every core busy")
+    selftest.add_argument("--runs", type=int, default=1,
+                          help="with --under-load: how many loaded runs follow the idle one (default 1)")
     selftest.set_defaults(run=_selftest)
 
     args = parser.parse_args(argv)
