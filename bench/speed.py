@@ -9,7 +9,10 @@
   WebMCP through page.webmcp (target: 5×), an extension's content script (target: 5×; its tab is in
   a persistent context of its own, measured against a raw call there);
 - a scenario's tab: a warm tab (harness/warm_tabs.py) against a new browser context, each until
-  the tool's read answers after the switch is turned on (target: 0.5×).
+  the tool's read answers after the switch is turned on (target: 0.5×);
+- where a main job's worker time went (from its results.json, by default the test command's
+  verification/selftest/results.json; `--results FILE` for another): the share of set-up and
+  teardown (target: at most 30 %), per call path.
 """
 
 from __future__ import annotations
@@ -159,9 +162,33 @@ def tab_setup(rounds: int = 4) -> list[tuple[str, float, float]]:
 
 
 CALL_COST_TARGETS = {"in-page": 1.5, "relay": 5, "webmcp": 5, "extension": 5}
+MAIN_JOB_RESULTS = ROOT / "verification" / "selftest" / "results.json"
+
+
+def setup_share(results: Path) -> None:
+    """Set-up and teardown against the scenarios' bodies, over a main job's rows."""
+    rows = [r for r in json.loads(results.read_text(encoding="utf-8")) if r.get("phases")]
+    by_path: dict[str, list[float]] = {}
+    for r in rows:
+        spent = by_path.setdefault(r["call_path"] or "page-level", [0.0, 0.0])
+        spent[0] += r["phases"].get("setup", 0) + r["phases"].get("teardown", 0)
+        spent[1] += r["phases"].get("call", 0)
+    total_around = sum(around for around, _ in by_path.values())
+    total = total_around + sum(body for _, body in by_path.values())
+    if not total:
+        print(f"{results}: no rows with phase times")
+        return
+    share = total_around / total
+    print(f"{results.relative_to(ROOT) if results.is_relative_to(ROOT) else results}: {len(rows)} runs, "
+          f"{total:.0f} s of worker time; set-up and teardown {100 * share:.0f} % / 30 % target = {share / 0.3:.2f}")
+    for path, (around, body) in sorted(by_path.items()):
+        print(f"  {path}: set-up and teardown {around:.0f} s, bodies {body:.0f} s ({100 * around / (around + body):.0f} %)")
 
 
 def main() -> None:
+    if "--results" in sys.argv:
+        setup_share(Path(sys.argv[sys.argv.index("--results") + 1]))
+        return
     setup = timed(["bin/setup"])
     print(f"setup (second run): {setup:.2f} s / 10 s target = {setup / 10:.2f}")
     for name, seconds in fifty_second_scenarios():
@@ -174,6 +201,10 @@ def main() -> None:
         ratio = warm / fresh
         print(f"{tool} tab until its read answers: warm {warm:.2f} s / new context {fresh:.2f} s = {ratio:.2f}× "
               f"/ 0.5× target = {ratio / 0.5:.2f}")
+    if MAIN_JOB_RESULTS.exists():
+        setup_share(MAIN_JOB_RESULTS)
+    else:
+        print(f"set-up share: no main job's results at {MAIN_JOB_RESULTS.relative_to(ROOT)} (run bin/test first)")
 
 
 if __name__ == "__main__":

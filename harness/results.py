@@ -74,6 +74,9 @@ def fold(phases: list[dict]) -> dict:
         "checks": [],
         "findings": {},
         "duration": round(sum(p.get("duration", 0) for p in phases), 3),
+        # Seconds per phase (setup, call, teardown) of the attempt that counts: bench/speed.py's
+        # setup+teardown share of worker time.
+        "phases": {p["phase"]: round(p.get("duration", 0), 3) for p in phases if "phase" in p},
         "artifacts": _truncate_file_name(slugify(first["nodeid"])),
         "flaky": None,  # the first attempt's error, when a retry ran
     }

@@ -48,3 +48,5 @@ def test_rows_say_broken_error_and_flaky(pytester, tmp_path):
     assert flaky["outcome"] == "passed" and "relay: timed out" in flaky["flaky"]
     assert [c["outcome"] for c in flaky["checks"]] == ["passed"]  # the retry's checks only
     assert not rows["test_broken"]["flaky"], "a failing check is a finding: never retried"
+    assert set(rows["test_broken"]["phases"]) == {"setup", "call", "teardown"}
+    assert abs(sum(rows["test_broken"]["phases"].values()) - rows["test_broken"]["duration"]) < 0.01
