@@ -128,6 +128,9 @@ RULES: tuple[Rule, ...] = (
     + _rules(ADR, "Decision 4",
         ("operations.annotations", "23 個の操作の注釈は Decision 4 の表のとおりである"),
     )
+    + _rules(DD, "コードの置き場",
+        ("operations.description-ja", "操作の説明の文(description)は、日本語で書く"),
+    )
     + _rules(DD, "操作の対象の図とスライド",
         ("canvas.open-document", "開いている図かスライドだけを対象にし、読み取りの結果の document はそれを指す"),
         ("canvas.not-ready", "開いている図かスライドが無いときと、ツールの読み込みが終わっていないときは、not_ready を返す"),

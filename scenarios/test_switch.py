@@ -1,12 +1,15 @@
 """The switch 「AI からの操作」 and what turning it on and off registers (Design Doc 許可のスイッチ,
 登録から実行まで; ADR-0044 Decisions 1, 4)."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
 from harness import contract, drivers
 from harness.checks import check
 from harness.pages import SWITCH_LABEL
+from harness.relay import DESCRIPTION_PREFIX
 
 
 @pytest.mark.rules("switch.control", "switch.default-off")
@@ -41,7 +44,11 @@ def test_switch_adds_no_on_off_wording(tool_page):
             expect(tool_page.page.get_by_text(word, exact=True)).to_have_count(0)
 
 
-@pytest.mark.rules("switch.on-registers", "registration.operations")
+# Kana: the mark of Japanese text (an English description may still name a Japanese document).
+KANA = re.compile(r"[\u3041-\u309f\u30a0-\u30ff]")
+
+
+@pytest.mark.rules("switch.on-registers", "registration.operations", "operations.description-ja")
 def test_turning_on_registers_exactly_the_tools_operations(tool_page, client, tool):
     expected = {op.name: op for op in contract.operations_of(tool)}
     with check("switch.on-registers"):
@@ -57,6 +64,10 @@ def test_turning_on_registers_exactly_the_tools_operations(tool_page, client, to
             problems = contract.schema_mismatches(op.input_schema, info.input_schema)
             assert info.description.strip(), "no description"
             assert not problems, "\n".join(problems)
+        with check("operations.description-ja", subject=name):
+            # Through the relay the description starts with its tab's id and the page's title.
+            own = DESCRIPTION_PREFIX.sub("", info.description, count=1)
+            assert KANA.search(own), f"{name}'s description is not written in Japanese: {own!r}"
 
 
 @pytest.mark.rules("switch.off-unregisters", "relay.tools-follow-page")
