@@ -53,6 +53,8 @@ RULES: tuple[Rule, ...] = (
         ("input.schema", "inputSchema に合わない入力は invalid_input を返す"),
         ("result.json-string", "操作は、成功でも失敗でも JSON の文字列を返し、例外を投げない"),
         ("result.exception-failed", "check と execute が投げた例外は failed にする"),
+        ("result.failure-shape", "失敗は {\"ok\":false,\"error\":{\"code\":\"<種類>\",\"message\":\"<理由の文>\"}} で、"
+                                 "code は 7 つの種類のどれかである"),
         ("limits.one-megabyte", "markdown、xml、cells などは UTF-8 で 1 MB までで、超えると too_large"),
     )
     + _rules(DD, "スイッチと確認の状態の保存",

@@ -21,14 +21,17 @@ def switched_on(tool_page, client, tool):
     return client
 
 
-@pytest.mark.rules("input.no-extra-properties", "result.json-string")
+@pytest.mark.rules("input.no-extra-properties", "result.failure-shape", "result.json-string")
 def test_property_outside_the_schema_is_invalid_input(switched_on, tool, call_path):
     for op in contract.operations_of(tool):
         arguments = {**valid_input(op, switched_on), "harnessUnexpected": True}
         with check("input.no-extra-properties", subject=op.name):
             result = switched_on.call(op.name, arguments)
-            assert result["ok"] is False and result["error"]["code"] == "invalid_input", f"{op.name}: {result}"
-            assert result["error"]["message"], f"{op.name}: the failure gives no reason"
+            assert result["ok"] is False and result.get("error", {}).get("code") == "invalid_input", f"{op.name}: {result}"
+        with check("result.failure-shape", subject=op.name):
+            error = result["error"]
+            assert isinstance(error, dict) and error.get("code") in contract.ERROR_CODES, f"{op.name}: {result}"
+            assert isinstance(error.get("message"), str) and error["message"].strip(), f"{op.name}: the failure gives no reason: {result}"
 
 
 @pytest.mark.rules("input.schema")
