@@ -67,6 +67,7 @@ RULES: tuple[Rule, ...] = (
         ("storage.skip-expiry", "skipConfirmUntil を過ぎているときは、確認を出す状態に戻す"),
         ("storage.cross-tab", "storage のイベントで、ほかのタブが書いたスイッチの値を、自分のタブにも反映する"),
         ("storage.cross-tab-skip", "ほかのタブで選んだ「このページでは今後尋ねない」も、自分のタブに反映する"),
+        ("storage.skip-cleared-on-off", "オフにすると「このページでは今後尋ねない」の状態も消え、オンに戻すと確認を出す状態から始まる"),
         ("storage.unavailable", "localStorage を読み書きできないときは、ページを開いている間だけ働く"),
     )
     + _rules(DD, "操作を公開するページ",

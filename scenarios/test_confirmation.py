@@ -50,8 +50,7 @@ def expected_title(op: contract.Operation, tool_page: ToolPage, args: dict) -> s
 def turned_on(tool_page: ToolPage, client, expect_ready: bool = True) -> None:
     """Switch on and wait for the operations and, on a page with a document, for the tool to load."""
     tool_page.turn_on()
-    # The relay lists a heavy page (draw.io) late when several workers share the machine.
-    client.wait_for_tools({op.name for op in contract.operations_of(tool_page.tool)}, timeout=40)
+    client.wait_for_tools({op.name for op in contract.operations_of(tool_page.tool)})
     if expect_ready:
         read = contract.reader_of(tool_page.tool)
         loaded = client.call_when_ready(read.name, read.example)
@@ -317,6 +316,20 @@ def test_dont_ask_then_action_stops_asking_for_seven_days(op_page, op_client, op
     with check("confirm.skip"):
         assert seen == "row", f"{op.name} asked again after 「このページでは今後尋ねない」"
     assert again.result()["ok"] is True
+
+
+@pytest.mark.rules("storage.skip-cleared-on-off")
+def test_dont_ask_is_gone_once_the_switch_goes_off(op_page, op_client, op):
+    call = asked(op_page, op_client, op, valid_input(op, op_client))
+    op_page.dialog.dont_ask.check()
+    op_page.dialog.action(op.confirmation.action_label).click()
+    assert call.result()["ok"] is True
+    op_page.turn_off()
+    turned_on(op_page, op_client)
+    again, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client, marker="オンに戻した後"))
+    with check("storage.skip-cleared-on-off"):
+        assert seen == "dialog", f"{op.name} ran without asking after the switch went off and on: {again.result()}"
+    cancelled(op_page, again)
 
 
 @pytest.mark.rules("storage.cross-tab-skip")
