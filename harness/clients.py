@@ -92,6 +92,39 @@ def call_when_ready(client: "ToolClient", name: str, arguments: dict[str, Any] |
         time.sleep(0.1)
 
 
+class PolledClient:
+    """What a client shares whose list of a tab's operations changes with no event it passes on:
+    waits that ask the list again, and the page's console for diagnostics. A subclass gives
+    `path`, `tool_page`, `tools()` and `holder` (who holds the list, for the timeout's message)."""
+
+    path: str
+    holder: str
+    tool_page: ToolPage
+
+    def _wait(self, done: Callable[[set[str]], bool], timeout: float, what: str) -> list[ToolInfo]:
+        deadline = time.monotonic() + timeout
+        while True:
+            tools = self.tools()
+            if done({t.name for t in tools}):
+                return tools
+            if time.monotonic() > deadline:
+                raise ConditionTimedOut(f"{self.path}: timed out after {timeout:.0f} s waiting for {what}; {self.holder} "
+                                        f"{sorted(t.name for t in tools)}\n{self.diagnostics()}")
+            time.sleep(0.05)  # asked again: no change event reaches the harness
+
+    def wait_for_tools(self, names: set[str], timeout: float | None = None) -> list[ToolInfo]:
+        return self._wait(lambda held: names <= held, timeout or limits.TOOLS_REGISTERED, f"tools {sorted(names)}")
+
+    def wait_for_no_tools(self, timeout: float | None = None) -> None:
+        self._wait(lambda held: not held, timeout or limits.TOOLS_REGISTERED, "no tools")
+
+    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
+        return call_when_ready(self, name, arguments, timeout)
+
+    def diagnostics(self) -> str:
+        return f"--- page console ({self.tool_page.page.url}) ---\n{self.tool_page.console_text()}"
+
+
 # Runs in the page. The native API (Chromium's WebMCP) takes an input object; the MCP-B polyfill
 # 5.1.0, when it stands alone, takes the input as a JSON string. Tools of same-origin child
 # frames also show in the native getTools(): only the top window's count.

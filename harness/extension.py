@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import shutil
 import tempfile
-import time
 from typing import Any
 
 from playwright.sync_api import BrowserContext, BrowserType
@@ -21,7 +20,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from harness import limits
 from harness.checks import HarnessError
-from harness.clients import ConditionTimedOut, NotJsonResult, ToolInfo, call_when_ready, parse_result
+from harness.clients import ConditionTimedOut, NotJsonResult, PolledClient, ToolInfo, parse_result
 from harness.pages import RELAY_TAB_ID_KEY, ToolPage
 from harness.paths import ROOT
 
@@ -63,7 +62,8 @@ class ExtensionCall:
         return self.client.parsed(self.name, outcome, timeout)
 
 
-class ExtensionClient:
+class ExtensionClient(PolledClient):
+    holder = "the content script sees"
     path = "extension"
 
     def __init__(self, tool_page: ToolPage):
@@ -100,31 +100,8 @@ class ExtensionClient:
         return [ToolInfo(t["name"], t["name"], t["description"], t["inputSchema"],
                          frozenset(k for k, v in t["annotations"].items() if v is True)) for t in listed["tools"]]
 
-    def _wait(self, done, timeout: float, what: str) -> list[ToolInfo]:
-        deadline = time.monotonic() + timeout
-        while True:
-            tools = self.tools()
-            if done({t.name for t in tools}):
-                return tools
-            if time.monotonic() > deadline:
-                raise ConditionTimedOut(f"extension: timed out after {timeout:.0f} s waiting for {what}; the content "
-                                        f"script sees {sorted(t.name for t in tools)}\n{self.diagnostics()}")
-            time.sleep(0.05)  # the content script is asked again: it passes on no change event
-
-    def wait_for_tools(self, names: set[str], timeout: float | None = None) -> list[ToolInfo]:
-        return self._wait(lambda held: names <= held, timeout or limits.TOOLS_REGISTERED, f"tools {sorted(names)}")
-
-    def wait_for_no_tools(self, timeout: float | None = None) -> None:
-        self._wait(lambda held: not held, timeout or limits.TOOLS_REGISTERED, "no tools")
-
     def start(self, name: str, arguments: dict[str, Any]) -> ExtensionCall:
         return ExtensionCall(self, name, arguments)
 
     def call(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.CALL_RESULT) -> dict:
         return self.start(name, arguments or {}).result(timeout)
-
-    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
-        return call_when_ready(self, name, arguments, timeout)
-
-    def diagnostics(self) -> str:
-        return f"--- page console ({self.tool_page.page.url}) ---\n{self.tool_page.console_text()}"

@@ -9,7 +9,6 @@ It reports annotations in its own names and hands back results already parsed.
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
@@ -17,7 +16,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness import limits
 from harness.checks import HarnessError
-from harness.clients import ConditionTimedOut, NotJsonResult, ToolInfo, call_when_ready
+from harness.clients import ConditionTimedOut, NotJsonResult, PolledClient, ToolInfo
 from harness.pages import ToolPage
 
 # page.webmcp's names for the hints the page registers.
@@ -61,7 +60,8 @@ class WebMCPCall:
         return checked(self.name, value)
 
 
-class WebMCPClient:
+class WebMCPClient(PolledClient):
+    holder = "the browser holds"
     path = "webmcp"
 
     def __init__(self, tool_page: ToolPage):
@@ -76,23 +76,6 @@ class WebMCPClient:
                          frozenset(HINTS.get(k, k) for k, v in (t.get("annotations") or {}).items() if v is True))
                 for t in listed]
 
-    def _wait(self, done, timeout: float, what: str) -> list[ToolInfo]:
-        deadline = time.monotonic() + timeout
-        while True:
-            tools = self.tools()
-            if done({t.name for t in tools}):
-                return tools
-            if time.monotonic() > deadline:
-                raise ConditionTimedOut(f"webmcp: timed out after {timeout:.0f} s waiting for {what}; the browser "
-                                        f"holds {sorted(t.name for t in tools)}\n{self.diagnostics()}")
-            time.sleep(0.05)  # the browser's list changes with no event Playwright passes on
-
-    def wait_for_tools(self, names: set[str], timeout: float | None = None) -> list[ToolInfo]:
-        return self._wait(lambda held: names <= held, timeout or limits.TOOLS_REGISTERED, f"tools {sorted(names)}")
-
-    def wait_for_no_tools(self, timeout: float | None = None) -> None:
-        self._wait(lambda held: not held, timeout or limits.TOOLS_REGISTERED, "no tools")
-
     def start(self, name: str, arguments: dict[str, Any]) -> WebMCPCall:
         return WebMCPCall(self, name, arguments)
 
@@ -106,9 +89,3 @@ class WebMCPClient:
                 raise HarnessError(f"{name} (webmcp): {error.message}\n{self.diagnostics()}") from None
             raise NotJsonResult(f"{name} (webmcp): the call threw {error.message[:300]} instead of answering") from None
         return checked(name, value)
-
-    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
-        return call_when_ready(self, name, arguments, timeout)
-
-    def diagnostics(self) -> str:
-        return f"--- page console ({self.tool_page.page.url}) ---\n{self.tool_page.console_text()}"
