@@ -10,6 +10,7 @@
   a persistent context of its own, measured against a raw call there);
 - a scenario's tab: a warm tab (harness/warm_tabs.py) against a new browser context, each until
   the tool's read answers after the switch is turned on (target: 0.5×);
+- xdist: the log's and the storage's scenarios on two workers against one (target: 1.6× faster);
 - where a main job's worker time went (from its results.json, by default the test command's
   verification/selftest/results.json; `--results FILE` for another): the share of set-up and
   teardown (target: at most 30 %), per call path.
@@ -31,9 +32,9 @@ from harness.checks import WALL_SECONDS_FOR_50_SECONDS  # noqa: E402
 from harness.paths import ROOT  # noqa: E402
 
 
-def timed(command: list[str]) -> float:
+def timed(command: list[str], check: bool = True) -> float:
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, cwd=ROOT, check=check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
@@ -161,6 +162,25 @@ def tab_setup(rounds: int = 4) -> list[tuple[str, float, float]]:
     return measured
 
 
+SPEEDUP_SCENARIOS = ["scenarios/test_log.py", "scenarios/test_storage.py"]
+
+
+def workers_speedup() -> tuple[int, float, float]:
+    """Wall time of the same scenarios (the log's and the storage's, chromium-noflag, in-page) on one
+    xdist worker and on two: (runs, seconds with -n 1, seconds with -n 2)."""
+    from harness.sessions import scenarios_command
+
+    seconds = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for workers in (1, 2):
+            rows = Path(tmp) / f"rows-{workers}.json"
+            command = scenarios_command(workers=workers, nodeids=SPEEDUP_SCENARIOS, rows=rows, artifacts=Path(tmp) / "artifacts",
+                                        browsers=["chromium-noflag"], call_paths=["in-page"], quiet=True)
+            seconds.append(timed(command, check=False))
+        runs = len(json.loads(rows.read_text(encoding="utf-8"))) if rows.exists() else 0
+    return runs, seconds[0], seconds[1]
+
+
 CALL_COST_TARGETS = {"in-page": 1.5, "relay": 5, "webmcp": 5, "extension": 5}
 MAIN_JOB_RESULTS = ROOT / "verification" / "selftest" / "results.json"
 
@@ -201,6 +221,9 @@ def main() -> None:
         ratio = warm / fresh
         print(f"{tool} tab until its read answers: warm {warm:.2f} s / new context {fresh:.2f} s = {ratio:.2f}× "
               f"/ 0.5× target = {ratio / 0.5:.2f}")
+    runs, one, two = workers_speedup()
+    print(f"{runs} scenario runs on -n 2 against -n 1: {one:.1f} s / {two:.1f} s = {one / two:.2f}× faster "
+          f"/ 1.6× target = {1.6 / (one / two):.2f}")
     if MAIN_JOB_RESULTS.exists():
         setup_share(MAIN_JOB_RESULTS)
     else:

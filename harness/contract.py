@@ -94,6 +94,8 @@ def _ok(properties: dict[str, Any] | None = None) -> dict:
     return {"type": "object", "properties": props, "required": list(props)}
 
 
+# 結果の表: drawio_write の、ok のほかの項目は「無い」.
+ONLY_OK = {**_ok(), "additionalProperties": False}
 ENTRIES_RESULT = _ok({"entries": {"type": "array", "items": ENTRY, "maxItems": 1000}, "truncated": BOOLEAN})
 RUN_RESULT = _ok({"exitCode": {"type": "integer"}, "output": {"type": "string", "maxLength": 100000}, "truncated": BOOLEAN})
 
@@ -186,7 +188,7 @@ OPERATIONS: tuple[Operation, ...] = (
               _ok({"count": {"type": "integer", "minimum": 0}}), errors=("invalid_input", "too_large", "not_ready"),
               example={"cells": '<mxCell id="harness-1" value="A" vertex="1" parent="1"><mxGeometry x="0" y="0" width="80" height="40" as="geometry"/></mxCell>'}),
     Operation("drawio_write", "drawio", "図の全体を、渡した XML に置き換える", frozenset({CONSEQUENTIAL}), _obj({"xml": STRING}, ("xml",)),
-              _ok(), Confirmation("図「{name}」の全体を置き換える", "置き換える", detail_field="xml"),
+              ONLY_OK, Confirmation("図「{name}」の全体を置き換える", "置き換える", detail_field="xml"),
               errors=("invalid_input", "too_large", "not_ready", "declined"),
               example={"xml": '<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/></root></mxGraphModel>'}),
     *_file_ops("node"),

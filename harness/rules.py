@@ -56,6 +56,8 @@ RULES: tuple[Rule, ...] = (
         ("result.failure-shape", "失敗は {\"ok\":false,\"error\":{\"code\":\"<種類>\",\"message\":\"<理由の文>\"}} で、"
                                  "code は 7 つの種類のどれかである"),
         ("limits.one-megabyte", "markdown、xml、cells などは UTF-8 で 1 MB までで、超えると too_large"),
+        ("result.reads-unbounded", "読み取りの結果で大きさの上限を持つのは contents、entries、output、rows だけで、"
+                                   "図とスライドの読み取りは、どれほど大きくても全てを返す"),
     )
     + _rules(DD, "スイッチと確認の状態の保存",
         ("storage.shape", "キーは fd-ai-operations:<ツール>、値は {v:1, enabledUntil, skipConfirmUntil}"),
@@ -68,6 +70,7 @@ RULES: tuple[Rule, ...] = (
         ("storage.cross-tab", "storage のイベントで、ほかのタブが書いたスイッチの値を、自分のタブにも反映する"),
         ("storage.cross-tab-skip", "ほかのタブで選んだ「このページでは今後尋ねない」も、自分のタブに反映する"),
         ("storage.skip-cleared-on-off", "オフにすると「このページでは今後尋ねない」の状態も消え、オンに戻すと確認を出す状態から始まる"),
+        ("storage.skip-cleared-on-expiry", "期限でオフになったときも、「このページでは今後尋ねない」の状態は消え、オンに戻すと確認を出す"),
         ("storage.unavailable", "localStorage を読み書きできないときは、ページを開いている間だけ働く"),
     )
     + _rules(DD, "操作を公開するページ",
@@ -124,6 +127,7 @@ RULES: tuple[Rule, ...] = (
     )
     + _rules(DD, "ツールのページの、スイッチと記録の欄の位置、タイトル、ディレクトリの名前",
         ("page.title", "ツールのページは、<title> に開いているものの名前を入れる。図とスライドは、その名前である"),
+        ("page.log-at-bottom", "SQL、Go、スライド、Excalidraw、draw.io のツールのページは、下端に、操作の記録の欄を置く"),
     )
     + _rules(ADR, "Verification(通信)",
         ("network.local-only", "ページの外へのリクエストは、127.0.0.1 への WebSocket だけである"),
@@ -144,4 +148,11 @@ RULES: tuple[Rule, ...] = (
 )
 
 BY_ID = {rule.id: rule for rule in RULES}
+
+# Rules only an operation that takes time can show (node_run_command, sql_run_query, go_run): the
+# canvas operations run in one task, so nothing is ever "running" for a scenario to act on.
+WAITING_FOR_TOOLS = {
+    "switch.off-running-continues": "needs an operation that is still running when the switch goes off",
+    "log.running-hidden": "needs an operation that is still running while the log is read",
+}
 assert len(BY_ID) == len(RULES), "rule ids must be unique"

@@ -332,6 +332,29 @@ def test_dont_ask_is_gone_once_the_switch_goes_off(op_page, op_client, op):
     cancelled(op_page, again)
 
 
+@pytest.mark.rules("storage.skip-cleared-on-expiry")
+def test_dont_ask_is_gone_once_the_switch_expires(context, clocked_page, client_for, op, real_time):
+    """「期限でオフになったときも、同じである」: the 7-day expiry clears 「このページでは今後尋ねない」 as an off does."""
+    client = client_for(clocked_page)
+    clocked_page.storage.write(clocked_page.storage.now() + 60_000)  # the stored ON ends in a minute
+    clocked_page.page.reload()
+    expect(clocked_page.switch).to_be_checked()
+    read = contract.reader_of(op.tool)
+    client.wait_for_tools({op.name, read.name})
+    assert client.call_when_ready(read.name, read.example)["ok"] is True
+    call = asked(clocked_page, client, op, valid_input(op, client))
+    clocked_page.dialog.dont_ask.check()
+    clocked_page.dialog.action(op.confirmation.action_label).click()
+    assert call.result()["ok"] is True
+    let_time_pass(context, clocked_page, 61_000, real_time)
+    expect(clocked_page.switch).not_to_be_checked()
+    turned_on(clocked_page, client)
+    again, seen = start_and_see(clocked_page, client, op.name, valid_input(op, client, marker="期限の後"))
+    with check("storage.skip-cleared-on-expiry"):
+        assert seen == "dialog", f"{op.name} ran without asking after the switch expired and went on again: {again.result()}"
+    cancelled(clocked_page, again)
+
+
 @pytest.mark.rules("storage.cross-tab-skip")
 def test_dont_ask_chosen_in_another_tab_applies_here(op_page, op_client, open_tool, client_for, op):
     other = open_tool(op.tool)

@@ -146,6 +146,27 @@ def test_log_is_shown_only_while_the_switch_is_on(tool_page):
         tool_page.log.expect_shown()
 
 
+# How far the panel's lowest visible part ends above the bottom of the page (the document, or
+# the viewport where the document is shorter), in CSS pixels.
+GAP_BELOW_PANEL = """(parts) => {
+  const bottom = Math.max(...parts.map((part) => part.getBoundingClientRect().bottom)) + scrollY;
+  return Math.max(document.documentElement.scrollHeight, innerHeight) - bottom;
+}"""
+# Room for the panel's own border and padding; a tool's view below it is taller than this.
+BOTTOM_EDGE_PX = 32
+
+
+@pytest.mark.tool("sql", "go", "slides", "excalidraw", "drawio")  # Node's log is a tab of its bottom pane
+@pytest.mark.rules("page.log-at-bottom")
+def test_log_sits_at_the_bottom_edge_of_the_page(tool_page):
+    """「…のページは、下端に、操作の記録の欄を置く場所を持つ」."""
+    tool_page.turn_on()
+    tool_page.log.expect_shown()
+    gap = tool_page.log.shown.evaluate_all(GAP_BELOW_PANEL)
+    with check("page.log-at-bottom"):
+        assert gap <= BOTTOM_EDGE_PX, f"the panel 「AI からの操作」 ends {gap:.0f} px above the bottom of the page"
+
+
 @pytest.mark.rules("log.connect-help")
 def test_connect_help_gives_the_pages_origin(on):
     log = on.log

@@ -134,9 +134,14 @@ def test_coverage_counts_units_rules_and_reasons():
 
 
 def test_coverage_lines_end_with_the_not_yet_units(index):
-    rows = spec_index.coverage({}, index)
-    lines = spec_index.coverage_lines(rows, index)
-    not_yet = [unit_id for unit_id, entry in index.items() if entry.unchecked == "not-yet"]
+    unit_id = next(iter(index))
+    marked = {**index, unit_id: spec_index.Entry(index[unit_id].text, unchecked="not-yet")}
+    rows = spec_index.coverage({}, marked)
+    lines = spec_index.coverage_lines(rows, marked)
     assert lines[len(rows)] == "totals"
-    assert lines[-len(not_yet) - 1].startswith(f"not-yet ({len(not_yet)})")
-    assert [line.split()[0] for line in lines[-len(not_yet):]] == not_yet
+    assert lines[-2] == "not-yet (1): checkable end to end, no rule states them"
+    assert lines[-1].split()[0] == unit_id
+
+
+def test_no_checkable_unit_waits_for_a_rule(index):
+    assert [unit_id for unit_id, entry in index.items() if entry.unchecked == "not-yet"] == []

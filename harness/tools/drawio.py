@@ -37,5 +37,7 @@ TOOL = Tool(
         ("drawio.cell-id-clash", "今の図にある id の mxCell は invalid_input"),
         ("drawio.write", "全体を置き換えた後に図を読むと、渡した XML だけが返る"),
         ("drawio.invalid-xml", "読めない XML は invalid_input で、図は変わらない"),
-    )),),
+    )), ("DD", "入力と結果", (
+        ("drawio.write-result", "drawio_write の成功の結果は、ok のほかに項目を持たない(表の「無い」)"),
+    ))),
 )

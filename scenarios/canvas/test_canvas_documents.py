@@ -1,5 +1,6 @@
 """Which drawing or deck the canvas operations act on (Design Doc 操作の対象の図とスライド, 結果の形)."""
 
+import json
 import time
 
 import pytest
@@ -102,3 +103,23 @@ def test_every_operation_is_not_ready_while_the_tool_loads(target, open_tool, cl
     tool_page.page.unroute(pattern, hold)
     loaded = client.call_when_ready(contract.reader_of(tool).name)
     assert loaded["ok"] is True, f"{tool} did not become ready once loading went on: {loaded}"
+
+
+@CANVAS
+@pytest.mark.rules("result.reads-unbounded")
+def test_read_returns_a_large_document_whole(agent, tool):
+    """大きさの上限を持つ読み取りの結果は contents、entries、output、rows だけ: 図とスライドの読み取りは、
+    コマンドの output の上限(100,000 文字)を超える中身も全てを返す。"""
+    text = "".join(f"行{n:06d} " for n in range(15_000))  # 120,000 characters, 150 KB of UTF-8
+    (write, arguments), (reader, _) = tools.TOOLS[tool].kept_text_calls(text)
+    if contract.BY_NAME[write].confirmation:
+        _, written = agent.confirm(write, arguments)
+        assert_success(write, written)
+    else:
+        agent.ok(write, arguments)
+    read = agent.ok(reader)
+    with check("result.reads-unbounded"):
+        assert text in json.dumps(read, ensure_ascii=False), (
+            f"{reader} did not return the {len(text):,} characters just written whole"
+            f" (its result is {len(json.dumps(read, ensure_ascii=False)):,} characters)")
+        assert "truncated" not in read, f"{reader} says truncated: {read['truncated']}"

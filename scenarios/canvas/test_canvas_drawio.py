@@ -82,7 +82,7 @@ def test_unreadable_cells_are_invalid_input(agent):
         assert agent.read()["xml"] == before, "a refused drawio_add_cells changed the diagram"
 
 
-@pytest.mark.rules("drawio.write", "confirm.which")
+@pytest.mark.rules("drawio.write", "drawio.write-result", "confirm.which")
 def test_write_replaces_the_diagram_and_reads_back_exactly(agent, tool_page):
     """全体を置き換える操作の後に図を読むと、渡した XML だけが返る。"""
     xml = model(vertex("harness-only", "置き換えた図"))
@@ -90,7 +90,10 @@ def test_write_replaces_the_diagram_and_reads_back_exactly(agent, tool_page):
     with check("confirm.which"):
         assert asked or result["ok"] is False, f"drawio_write replaced the diagram without the confirmation dialog: {result}"
     with check("drawio.write"):
-        assert_success("drawio_write", result)
+        assert result["ok"] is True, f"drawio_write answered {result}"
+    with check("drawio.write-result"):
+        assert_success("drawio_write", result)  # {"ok": true}, nothing else
+    with check("drawio.write"):
         assert agent.read()["xml"] == xml, "drawio_read does not return the XML just written"
     shown = editor(tool_page)  # what the user sees is 未確認 where the profile gives no view
     with check("drawio.write"):
