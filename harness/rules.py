@@ -47,6 +47,8 @@ RULES: tuple[Rule, ...] = (
         ("registration.scripts-when-on", "2 つのスクリプトは、スイッチがオンのときにだけ読み込む"),
         ("call.after-expiry", "呼び出しが届いたときに期限を過ぎていれば、スイッチをオフにし、declined を返す"),
         ("call.check-first", "check は確認の画面より前に呼ぶ"),
+        ("call.declined-runs-nothing", "確定のボタンが押されなかった呼び出しは execute を呼ばない: 確認を待つ間も、断った後も、対象は変わらない"),
+        ("call.expiry-before-input", "届いた呼び出しは、スイッチの期限を見てから inputSchema で検証する: 期限を過ぎていれば、入力が合わなくても declined"),
     )
     + _rules(DD, "入力と結果",
         ("input.no-extra-properties", "型に無い項目があるときは、invalid_input を返す"),
@@ -128,6 +130,9 @@ RULES: tuple[Rule, ...] = (
     + _rules(DD, "ツールのページの、スイッチと記録の欄の位置、タイトル、ディレクトリの名前",
         ("page.title", "ツールのページは、<title> に開いているものの名前を入れる。図とスライドは、その名前である"),
         ("page.log-at-bottom", "SQL、Go、スライド、Excalidraw、draw.io のツールのページは、下端に、操作の記録の欄を置く"),
+    )
+    + _rules(ADR, "Decision 2",
+        ("page.no-origin-trial", "本番に、origin trial のトークンを入れない(<meta http-equiv=\"origin-trial\"> も Origin-Trial ヘッダも無い)"),
     )
     + _rules(ADR, "Verification(通信)",
         ("network.local-only", "ページの外へのリクエストは、127.0.0.1 への WebSocket だけである"),

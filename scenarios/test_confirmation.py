@@ -429,14 +429,21 @@ def click_backdrop(tool_page: ToolPage) -> None:
     tool_page.page.mouse.click(2, 2)
 
 
-@pytest.mark.rules("confirm.decline")
+@pytest.mark.rules("confirm.decline", "call.declined-runs-nothing")
 @pytest.mark.parametrize("answer", [press_cancel, press_escape, click_backdrop], ids=["cancel", "escape", "backdrop"])
 def test_declining_returns_declined(op_page, op_client, op, answer):
+    read = contract.reader_of(op.tool)
+    before = op_client.call(read.name, read.example)
     call = asked(op_page, op_client, op, valid_input(op, op_client))
+    with check("call.declined-runs-nothing"):
+        # A read does not wait for the dialog (confirm.queue).
+        assert op_client.call(read.name, read.example) == before, f"{op.name} changed the {op.tool} document before it was confirmed"
     answer(op_page)
     with check("confirm.decline"):
         expect(op_page.dialog.root).to_have_count(0)
         assert_declined(call.result())
+    with check("call.declined-runs-nothing"):
+        assert op_client.call(read.name, read.example) == before, f"the declined {op.name} changed the {op.tool} document"
 
 
 # --- waiting -------------------------------------------------------------------------------

@@ -6,7 +6,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from harness import contract
 from harness.checks import check
+from harness.clients import InPageClient
 
 
 @pytest.mark.rules("page.title")
@@ -29,3 +31,23 @@ def test_webmcp_api_is_native_only_with_the_flag(open_tool, target, browser_conf
     assert has_api is browser_config.webmcp_flag, (
         f"{browser_config.name}: document.modelContext is {'present' if has_api else 'absent'} before the switch is on"
     )
+
+
+# An origin-trial token comes in a <meta http-equiv="origin-trial"> (also one a script adds) or in
+# the document's Origin-Trial header.
+ORIGIN_TRIAL_META = "meta[http-equiv='origin-trial' i]"
+
+
+@pytest.mark.rules("page.no-origin-trial")
+def test_page_carries_no_origin_trial_token(open_tool, tool):
+    """「本番に、origin trial のトークンを入れない」: not in the page as served, nor once the switch is on."""
+    tool_page = open_tool(tool, navigate=False)
+    response = tool_page.page.goto(tool_page.url)
+    assert response is not None, f"{tool_page.url} gave no response"
+    with check("page.no-origin-trial"):
+        assert "origin-trial" not in response.all_headers(), f"{tool_page.url} is served with an Origin-Trial header"
+        expect(tool_page.page.locator(ORIGIN_TRIAL_META), "the page carries an origin-trial token").to_have_count(0)
+    tool_page.turn_on()
+    InPageClient(tool_page).wait_for_tools(contract.names_of(tool))
+    with check("page.no-origin-trial"):
+        expect(tool_page.page.locator(ORIGIN_TRIAL_META), "the switch added an origin-trial token").to_have_count(0)

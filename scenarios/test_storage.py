@@ -115,6 +115,20 @@ def test_call_after_expiry_is_declined_and_turns_off(clocked, open_tool, tool):
         expect(tool_page.switch).not_to_be_checked()
 
 
+@pytest.mark.rules("call.expiry-before-input")
+def test_expired_call_with_bad_input_is_declined(clocked, open_tool, tool):
+    """「スイッチの期限を見る」 comes before 「inputSchema で検証する」: expired, a call is declined whatever its input."""
+    tool_page, client = opened_a_minute_before_expiry(open_tool, tool)
+    read = contract.reader_of(tool)
+    clocked.set_system_time(at(T0 + 10 * 60_000))
+    call = client.start(read.name, {**read.example, "harness_not_in_the_schema": 1})
+    with check("call.expiry-before-input"):
+        result = call.result()
+        assert result["ok"] is False and result["error"]["code"] == "declined", (
+            f"an expired call with input outside the schema answered {result}, not declined")
+        expect(tool_page.switch).not_to_be_checked()
+
+
 @pytest.mark.rules("storage.cross-tab")
 def test_other_tabs_follow_the_switch(context, open_tool, tool):
     first, second = open_tool(tool), open_tool(tool)
