@@ -10,6 +10,7 @@
   a persistent context of its own, measured against a raw call there);
 - a scenario's tab: a warm tab (harness/warm_tabs.py) against a new browser context, each until
   the tool's read answers after the switch is turned on (target: 0.5×);
+- the main job's wall time against its runs' tool pages' ready times in new contexts, on two workers;
 - xdist: the log's and the storage's scenarios on two workers against one (target: 1.6× faster);
 - where a main job's worker time went (from its results.json, by default the test command's
   verification/selftest/results.json; `--results FILE` for another): the share of set-up and
@@ -205,6 +206,26 @@ def setup_share(results: Path) -> None:
         print(f"  {path}: set-up and teardown {around:.0f} s, bodies {body:.0f} s ({100 * around / (around + body):.0f} %)")
 
 
+def wall_against_ready_times(results: Path, fresh_ready: dict[str, float], workers: int = 2) -> None:
+    """The main job's wall time (its junit.xml) against what its runs' tool pages cost to get ready:
+    each run's tool page opened in a new context until its read answers, spread over the workers."""
+    import xml.etree.ElementTree as ElementTree
+
+    from harness import contract
+
+    junit = results.with_name("junit.xml")
+    if not junit.exists():
+        print(f"main job against the tool pages' ready times: no {junit}")
+        return
+    suite = ElementTree.parse(junit).getroot()
+    wall = float((suite if suite.tag == "testsuite" else suite.find("testsuite")).get("time"))
+    rows = json.loads(results.read_text(encoding="utf-8"))
+    tools = [r["tool"] or (contract.BY_NAME[r["op"]].tool if r.get("op") in contract.BY_NAME else None) for r in rows]
+    ready = sum(fresh_ready[tool] for tool in tools if tool in fresh_ready) / workers
+    print(f"main job's wall time {wall / 60:.1f} min against its {sum(t in fresh_ready for t in tools)} canvas runs' "
+          f"tool pages ready in new contexts ({ready / 60:.1f} min on {workers} workers) = {wall / ready:.2f}×")
+
+
 def main() -> None:
     if "--results" in sys.argv:
         setup_share(Path(sys.argv[sys.argv.index("--results") + 1]))
@@ -217,7 +238,8 @@ def main() -> None:
         ratio, target = seconds / raw, CALL_COST_TARGETS[path]
         print(f"slides_read through the {path} client: {seconds * 1000:.1f} ms against a raw page.evaluate(executeTool) "
               f"{raw * 1000:.1f} ms = {ratio:.2f}× raw / {target}× target = {ratio / target:.2f}")
-    for tool, fresh, warm in tab_setup():
+    measured = tab_setup()
+    for tool, fresh, warm in measured:
         ratio = warm / fresh
         print(f"{tool} tab until its read answers: warm {warm:.2f} s / new context {fresh:.2f} s = {ratio:.2f}× "
               f"/ 0.5× target = {ratio / 0.5:.2f}")
@@ -226,6 +248,7 @@ def main() -> None:
           f"/ 1.6× target = {1.6 / (one / two):.2f}")
     if MAIN_JOB_RESULTS.exists():
         setup_share(MAIN_JOB_RESULTS)
+        wall_against_ready_times(MAIN_JOB_RESULTS, {tool: fresh for tool, fresh, _ in measured})
     else:
         print(f"set-up share: no main job's results at {MAIN_JOB_RESULTS.relative_to(ROOT)} (run bin/test first)")
 
