@@ -73,6 +73,25 @@ def asked(tool_page: ToolPage, client, op: contract.Operation, args: dict):
     return call
 
 
+def reopened_with_stored_on(tool_page: ToolPage, client, op: contract.Operation, until: int,
+                            skip_confirm_until: int | None = None) -> None:
+    """Reload the tab with the switch's ON stored until `until`; wait for `op` and the tool's read."""
+    tool_page.storage.write(until, skip_confirm_until)
+    tool_page.page.reload()
+    expect(tool_page.switch).to_be_checked()
+    read = contract.reader_of(op.tool)
+    client.wait_for_tools({op.name, read.name})
+    assert client.call_when_ready(read.name, read.example)["ok"] is True
+
+
+def confirmed_with_dont_ask(tool_page: ToolPage, client, op: contract.Operation) -> None:
+    """A call of `op` confirmed with 「このページでは今後尋ねない」 checked."""
+    call = asked(tool_page, client, op, valid_input(op, client))
+    tool_page.dialog.dont_ask.check()
+    tool_page.dialog.action(op.confirmation.action_label).click()
+    assert call.result()["ok"] is True
+
+
 def assert_declined(result: dict) -> None:
     assert result["ok"] is False and result["error"]["code"] == "declined", result
 
@@ -320,10 +339,7 @@ def test_dont_ask_then_action_stops_asking_for_seven_days(op_page, op_client, op
 
 @pytest.mark.rules("storage.skip-cleared-on-off")
 def test_dont_ask_is_gone_once_the_switch_goes_off(op_page, op_client, op):
-    call = asked(op_page, op_client, op, valid_input(op, op_client))
-    op_page.dialog.dont_ask.check()
-    op_page.dialog.action(op.confirmation.action_label).click()
-    assert call.result()["ok"] is True
+    confirmed_with_dont_ask(op_page, op_client, op)
     op_page.turn_off()
     turned_on(op_page, op_client)
     again, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client, marker="オンに戻した後"))
@@ -336,16 +352,8 @@ def test_dont_ask_is_gone_once_the_switch_goes_off(op_page, op_client, op):
 def test_dont_ask_is_gone_once_the_switch_expires(context, clocked_page, client_for, op, real_time):
     """「期限でオフになったときも、同じである」: the 7-day expiry clears 「このページでは今後尋ねない」 as an off does."""
     client = client_for(clocked_page)
-    clocked_page.storage.write(clocked_page.storage.now() + 60_000)  # the stored ON ends in a minute
-    clocked_page.page.reload()
-    expect(clocked_page.switch).to_be_checked()
-    read = contract.reader_of(op.tool)
-    client.wait_for_tools({op.name, read.name})
-    assert client.call_when_ready(read.name, read.example)["ok"] is True
-    call = asked(clocked_page, client, op, valid_input(op, client))
-    clocked_page.dialog.dont_ask.check()
-    clocked_page.dialog.action(op.confirmation.action_label).click()
-    assert call.result()["ok"] is True
+    reopened_with_stored_on(clocked_page, client, op, clocked_page.storage.now() + 60_000)  # ON for a minute more
+    confirmed_with_dont_ask(clocked_page, client, op)
     let_time_pass(context, clocked_page, 61_000, real_time)
     expect(clocked_page.switch).not_to_be_checked()
     turned_on(clocked_page, client)
@@ -401,12 +409,7 @@ def test_cancel_does_not_save_dont_ask(op_page, op_client, op):
 @pytest.mark.rules("storage.skip-expiry")
 def test_expired_dont_ask_asks_again(op_page, op_client, op):
     now = op_page.storage.now()
-    op_page.storage.write(now + 24 * 3600 * 1000, skip_confirm_until=now - 1000)
-    op_page.page.reload()
-    expect(op_page.switch).to_be_checked()
-    read = contract.reader_of(op.tool)
-    op_client.wait_for_tools({op.name, read.name})
-    assert op_client.call_when_ready(read.name, read.example)["ok"] is True
+    reopened_with_stored_on(op_page, op_client, op, now + 24 * 3600 * 1000, skip_confirm_until=now - 1000)
     call, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client))
     with check("storage.skip-expiry"):
         assert seen == "dialog", f"{op.name} ran without asking although skipConfirmUntil had passed: {call.result()}"

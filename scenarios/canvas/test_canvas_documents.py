@@ -112,11 +112,8 @@ def test_read_returns_a_large_document_whole(agent, tool):
     コマンドの output の上限(100,000 文字)を超える中身も全てを返す。"""
     text = "".join(f"行{n:06d} " for n in range(15_000))  # 120,000 characters, 150 KB of UTF-8
     (write, arguments), (reader, _) = tools.TOOLS[tool].kept_text_calls(text)
-    if contract.BY_NAME[write].confirmation:
-        _, written = agent.confirm(write, arguments)
-        assert_success(write, written)
-    else:
-        agent.ok(write, arguments)
+    _, written = agent.confirm(write, arguments)  # presses the action where the write asks
+    assert_success(write, written)
     read = agent.ok(reader)
     with check("result.reads-unbounded"):
         assert text in json.dumps(read, ensure_ascii=False), (
