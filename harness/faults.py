@@ -3,11 +3,12 @@
 The catalog (fixtures/reference/faults.toml) names the rule each fault breaks, and the tool and
 call path where it shows (default: slides, in-page). The proof is one pytest session (xdist
 spreads it): each scenario that declares a fault's rule runs once with that fault switched on
-in its browser context, on each Chromium configuration. A fault is caught on a configuration
+for its tab, on each Chromium configuration. A fault is caught on a configuration
 when one of those runs ends on a failing check *of that rule* — a failure elsewhere (a setup
 error, a harness timeout, another rule's check) catches nothing. Each fault also runs the
 sentinel, a scenario of another rule (the switch turned on and one read answering): a fault
-that breaks it is too broad to prove its rule alone.
+that breaks it is too broad to prove its rule alone. Breadth is the fault's, so a proof in legs
+runs it once per fault, in the first leg that has the fault.
 """
 
 from __future__ import annotations
@@ -95,16 +96,18 @@ def _item_tool(params: dict) -> str | None:
 class FaultProofPlugin:
     """Active with --prove-faults: parametrizes scenarios by the faults of their rules."""
 
-    def __init__(self, only: list[str] | None, with_clean: bool):
+    def __init__(self, only: list[str] | None, with_clean: bool, sentinels: list[str] | None = None):
         self.faults = {f.name: f for f in catalog() if not only or f.name in only}
         self.with_clean = with_clean
+        self.sentinels = set(self.faults) if sentinels is None else set(sentinels)
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if "reference_fault" not in metafunc.fixturenames:
             return
         rules = {rule for marker in metafunc.definition.iter_markers("rules") for rule in marker.args}
         sentinel = metafunc.definition.nodeid.split("[")[0] == SENTINEL
-        faults = [f.name for f in self.faults.values() if (f.rule not in rules) == sentinel]
+        faults = [f.name for f in self.faults.values() if (f.rule not in rules) == sentinel
+                  and (not sentinel or f.name in self.sentinels)]
         values = ([None] if self.with_clean and faults and not sentinel else []) + faults
         metafunc.parametrize("reference_fault", values, ids=[v or "clean" for v in values])
 
@@ -201,10 +204,12 @@ class Leg:
         return browser + (f" with {len(self.latitudes)} latitudes" if self.latitudes else "")
 
 
-def _run_leg(leg: Leg, faults: list[Fault], workers: int, rows_path: Path, artifacts: Path) -> list[dict] | None:
+def _run_leg(leg: Leg, faults: list[Fault], sentinels: list[Fault], workers: int, rows_path: Path,
+             artifacts: Path) -> list[dict] | None:
     command = scenarios_command(workers=workers, rows=rows_path, artifacts=artifacts, browsers=leg.browsers,
                                 call_paths=leg.call_paths, latitudes=leg.latitudes, quiet=True,
-                                extra=["--prove-faults", ",".join(f.name for f in faults)])
+                                extra=["--prove-faults", ",".join(f.name for f in faults),
+                                       "--prove-sentinels", ",".join(f.name for f in sentinels)])
     if leg.clean_results is None:
         command.append("--prove-with-clean")
     print(f"fault proof: {len(faults)} faults on {', '.join(leg.browsers)}"
@@ -224,6 +229,8 @@ def run_proof(legs: list[Leg], workers: int, only: list[str] | None = None, out:
     chosen = [f for f in catalog() if not only or f.name in only]
     verdicts: list[tuple[Leg, Verdict]] = []
     all_rows: list[dict] = []
+    # The sentinel shows a fault reaches no other rule: once per fault, in the first leg that runs it.
+    sentinel_run: set[str] = set()
     ok = True
     with tempfile.TemporaryDirectory(prefix="harness-faults-") as tmp:
         for number, leg in enumerate(legs, 1):
@@ -234,7 +241,9 @@ def run_proof(legs: list[Leg], workers: int, only: list[str] | None = None, out:
             if not faults:
                 continue
             name = "fault-proof" + ("-latitudes" if leg.latitudes else "") + (f"-{number}" if len(legs) > 1 else "")
-            rows = _run_leg(leg, faults, workers, (out or Path(tmp)) / f"{name}.json", Path(tmp) / "artifacts")
+            sentinels = [f for f in faults if f.name not in sentinel_run]
+            sentinel_run |= {f.name for f in sentinels}
+            rows = _run_leg(leg, faults, sentinels, workers, (out or Path(tmp)) / f"{name}.json", Path(tmp) / "artifacts")
             if rows is None:
                 ok = False
                 continue

@@ -64,6 +64,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                            "fault of its rules, for these comma-separated faults")
     harness.addoption("--prove-with-clean", action="store_true",
                       help="with --prove-faults: also each proving scenario once without a fault")
+    harness.addoption("--prove-sentinels", default=None, metavar="NAMES",
+                      help="with --prove-faults: the faults that also run the sentinel (default: every one)")
     harness.addoption("--results-json", default=None, help="write every result with its parameters here (python -m harness verify)")
     harness.addoption("--baseline", default=str(baseline.BASELINE),
                       help="the known differences to expect (default: harness/baseline.toml)")
@@ -121,7 +123,10 @@ def pytest_configure(config: pytest.Config) -> None:
         if unknown:
             raise pytest.UsageError(unknown)
         if proven:
-            config.pluginmanager.register(FaultProofPlugin(proven, config.getoption("--prove-with-clean")), "harness-fault-proof")
+            sentinels = config.getoption("--prove-sentinels")
+            config.pluginmanager.register(FaultProofPlugin(proven, config.getoption("--prove-with-clean"),
+                                                           None if sentinels is None else sentinels.split(",")),
+                                          "harness-fault-proof")
     if not target.served and not hasattr(config, "workerinput") and not config.getoption("collectonly"):
         try:
             check_reachable(target)  # once, before any scenario: one line instead of a failure per test
@@ -343,7 +348,8 @@ def tab_of(request: pytest.FixtureRequest, warm_tabs, reference_faults: list[str
 
     yield tab
     for tool_page in taken:
-        warm_tabs.give_back(tool_page, failed=failed_before_teardown(request.node), artifacts=Path(output_path))
+        warm_tabs.give_back(tool_page, failed=failed_before_teardown(request.node), artifacts=Path(output_path),
+                            finding=request.node.stash.get(FINDING_KEY, False))
 
 
 @pytest.fixture
@@ -361,6 +367,7 @@ def failed_before_teardown(item: pytest.Item) -> bool:
 
 
 OPENED_KEY = pytest.StashKey[list]()
+FINDING_KEY = pytest.StashKey[bool]()  # the scenario failed on a broken rule, not on harness trouble
 MISSING_BROWSER_KEY = pytest.StashKey[str]()
 
 
@@ -464,6 +471,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if call.excinfo is not None and isinstance(call.excinfo.value, checks.RuleBroken):
         error = call.excinfo.value
         broken = (error.rule, error.subject)
+        item.stash[FINDING_KEY] = True
         if observed is not None and not any(c.outcome == "failed" and c.rule == error.rule for c in observed.checks):
             observed.checks.append(checks.CheckRecord(error.rule, error.subject, "failed", error.message))
     seen = observed.as_dict() if observed is not None else {"checks": [], "findings": {}}

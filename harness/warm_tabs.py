@@ -13,14 +13,18 @@ a new tab would give it:
   started afresh.
 
 A tab is emptied when its scenario ends and waits on the blank document, never running beside
-the next scenarios. A tab whose scenario failed is closed, never given again: its retry starts
-in a new context.
-Each key (tool, call path, faults, latitudes) has a context of its own, so storage events and
-caches never cross between keys; the least recently used context is closed beyond `KEEP`. The
-call path is in the key because Chromium delays a context's WebSocket connections after failed
-ones: an in-page scenario's relay widget fails against every port (no relay listens for it), and
-a relay scenario given that context afterwards would see its widget time out against a relay
-that is there (seen here: never connected within 60 s).
+the next scenarios. A tab whose scenario stopped on harness trouble is closed with its context,
+never given again: its retry starts in a new context. One whose scenario found a broken rule is
+emptied like a passed one's (the page is gone with the navigation; the fault proof's runs fail
+by design, and a new context for each would load every editor from nothing).
+Each key (tool, call path) has a context of its own, so storage events never cross between keys;
+the least recently used context is closed beyond `KEEP`. The call path is in the key because
+Chromium delays a context's WebSocket connections after failed ones: an in-page scenario's relay
+widget fails against every port (no relay listens for it), and a relay scenario given that
+context afterwards would see its widget time out against a relay that is there (seen here: never
+connected within 60 s). The reference's faults and latitudes are not: they are told to the tab
+(its sessionStorage, read by an init script before the page's scripts), so the fault proof's
+runs, each with another fault, reuse the warm tabs instead of loading every editor anew.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from urllib.parse import urlsplit
 
 from collections.abc import Callable
 
-from playwright.sync_api import Browser, BrowserContext
+from playwright.sync_api import Browser, BrowserContext, Page
 
 from harness.checks import HarnessError
 from harness.drivers import DRIVERS
@@ -41,6 +45,13 @@ from harness.pages import RELAY_TAB_ID_KEY, ToolPage, new_tool_page
 from harness.targets import Target
 
 KEEP = 6  # contexts per worker: the three canvas tools on both call paths
+REFERENCE_CONFIG_KEY = "harness:reference-config"
+# Every frame of the tab: the page's own, and a same-origin editor frame (sessionStorage is shared).
+TOLD_CONFIG = """try {
+  const told = sessionStorage.getItem(%s);
+  if (told) globalThis.referenceConfig = JSON.parse(told);
+} catch {}""" % json.dumps(REFERENCE_CONFIG_KEY)
+TELL_CONFIG = "(told) => sessionStorage.setItem(%s, JSON.stringify(told))" % json.dumps(REFERENCE_CONFIG_KEY)
 BLANK_PATH = "/__harness-blank__"  # answered by the harness itself (page.route), on any target
 EMPTY_STORAGE = """async (tabId) => {
   localStorage.clear();
@@ -54,7 +65,7 @@ EMPTY_STORAGE = """async (tabId) => {
 
 
 class WarmTabs:
-    """Per worker: one context and one tool page per (tool, call path, faults, latitudes)."""
+    """Per worker: one context and one tool page per (tool, call path)."""
 
     def __init__(self, browser: Browser, context_args: dict, target: Target, trace: bool,
                  extension_context: Callable[[], BrowserContext] | None = None):
@@ -66,11 +77,13 @@ class WarmTabs:
         self._tabs: OrderedDict[tuple, ToolPage] = OrderedDict()
 
     def take(self, tool: str, call_path: str | None, faults: list[str], latitudes: list[str], title: str) -> ToolPage:
-        key = (tool, call_path, tuple(faults), tuple(latitudes))
+        key = (tool, call_path)
         url = self.target.page_url(tool)
-        tool_page = self._tabs.pop(key, None)  # emptied when it was given back
+        tool_page = self._tabs.pop(key, None)  # emptied when it was given back: on the blank document
         if tool_page is None:
-            tool_page = new_tool_page(self._new_context(call_path, faults, latitudes), self.target, tool, url)
+            tool_page = new_tool_page(self._new_context(call_path), self.target, tool, url)
+            tool_page.page.add_init_script(TOLD_CONFIG)
+            self._on_blank(tool_page, lambda page: None)  # the tool's origin, for its sessionStorage
             if self.trace:
                 tool_page.page.context.tracing.start(title=title, snapshots=False, screenshots=False, sources=False)
         elif self.trace:
@@ -78,13 +91,16 @@ class WarmTabs:
         self._tabs[key] = tool_page
         while len(self._tabs) > KEEP:
             self._close(self._tabs.popitem(last=False)[1])
+        if faults or latitudes:  # emptied with the rest of sessionStorage when the tab is given back
+            tool_page.page.evaluate(TELL_CONFIG, {"faults": faults, "latitudes": latitudes})
         tool_page.goto(url)
         return tool_page
 
-    def give_back(self, tool_page: ToolPage, failed: bool, artifacts: Path) -> None:
+    def give_back(self, tool_page: ToolPage, failed: bool, artifacts: Path, finding: bool = False) -> None:
         """After the scenario. A passed one's tab is emptied at once, so that it waits on a blank
         document instead of running its page (timers, a relay widget scanning ports) beside the
-        next scenarios; a failed one's is kept as artifacts and closed."""
+        next scenarios; a failed one's is kept as artifacts, then emptied too if the failure was
+        a `finding` (a broken rule), closed otherwise."""
         page = tool_page.page
         if failed and not page.is_closed():
             artifacts.mkdir(parents=True, exist_ok=True)
@@ -94,7 +110,7 @@ class WarmTabs:
                 tool_page.console.append(f"[harness] no screenshot: {error}")
         if self.trace and not page.is_closed():
             page.context.tracing.stop_chunk(path=artifacts / "trace.zip" if failed else None)
-        if failed or page.is_closed():
+        if (failed and not finding) or page.is_closed():
             self._drop(tool_page)
             return
         try:
@@ -107,16 +123,12 @@ class WarmTabs:
         while self._tabs:
             self._close(self._tabs.popitem()[1])
 
-    def _new_context(self, call_path: str | None, faults: list[str], latitudes: list[str]) -> BrowserContext:
+    def _new_context(self, call_path: str | None) -> BrowserContext:
         if call_path is not None and DRIVERS[call_path].loads_extension:
             if self.extension_context is None:
                 raise HarnessError(f"warm tabs: no way to open a context with the agent extension for {call_path}")
-            context = self.extension_context()
-        else:
-            context = self.browser.new_context(**self.context_args)
-        if faults or latitudes:
-            context.add_init_script(f"globalThis.referenceConfig = {json.dumps({'faults': faults, 'latitudes': latitudes})};")
-        return context
+            return self.extension_context()
+        return self.browser.new_context(**self.context_args)
 
     def _empty(self, tool_page: ToolPage) -> None:
         """Back to a new tab's start: other tabs closed, the origin's storage empty, a new relay tab id."""
@@ -124,21 +136,28 @@ class WarmTabs:
         for other in page.context.pages:
             if other is not page:
                 other.close()
+        tab_id = secrets.token_hex(4)
+        left = self._on_blank(tool_page, lambda blank: blank.evaluate(EMPTY_STORAGE, tab_id))
+        if left:
+            raise HarnessError(f"{tool_page.tool}: localStorage kept {left} keys after clear()")
+        tool_page.start_afresh(tab_id)
+
+    @staticmethod
+    def _on_blank(tool_page: ToolPage, then: Callable[[Page], object]) -> object:
+        """`then(page)` with the tab on a blank document of the tool page's origin."""
+        page = tool_page.page
         parts = urlsplit(tool_page.url)
         blank = f"{parts.scheme}://{parts.netloc}{BLANK_PATH}"
+
         def answer_blank(route) -> None:
             route.fulfill(body="<!doctype html><title>blank</title>", content_type="text/html")
 
         page.route(blank, answer_blank)
         try:
             page.goto(blank)
-            tab_id = secrets.token_hex(4)
-            left = page.evaluate(EMPTY_STORAGE, tab_id)
+            return then(page)
         finally:
             page.unroute(blank, answer_blank)
-        if left:
-            raise HarnessError(f"{tool_page.tool}: localStorage kept {left} keys after clear()")
-        tool_page.start_afresh(tab_id)
 
     def _drop(self, tool_page: ToolPage) -> None:
         for key, kept in list(self._tabs.items()):

@@ -48,19 +48,41 @@ def test_the_next_scenario_gets_the_tab_reset_to_a_new_tabs_start(warm_tabs, tmp
     warm_tabs.give_back(second, failed=False, artifacts=tmp_path)
 
 
-def test_a_failed_scenarios_tab_is_never_given_again(warm_tabs, tmp_path):
+def test_a_tab_whose_scenario_hit_harness_trouble_is_never_given_again(warm_tabs, tmp_path):
     failed = warm_tabs.take("slides", "in-page", [], [], "failing")
     warm_tabs.give_back(failed, failed=True, artifacts=tmp_path)
     assert failed.page.is_closed()
     assert (tmp_path / "warm-tab-failed.png").exists()
-    assert warm_tabs.take("slides", "in-page", [], [], "next").page is not failed.page
+    assert warm_tabs.take("slides", "in-page", [], [], "next").page.context is not failed.page.context
 
 
-def test_call_paths_faults_and_latitudes_never_share_a_context(warm_tabs, tmp_path):
-    plain = warm_tabs.take("slides", "in-page", [], [], "plain")
-    warm_tabs.give_back(plain, failed=False, artifacts=tmp_path)
-    others = [warm_tabs.take("slides", "relay", [], [], "relay"),
-              warm_tabs.take("slides", "in-page", ["log-kept-over-reload"], [], "fault"),
-              warm_tabs.take("slides", "in-page", [], ["late-ui"], "latitude")]
-    assert len({id(tab.page.context) for tab in [plain, *others]}) == 4
-    assert others[1].page.evaluate("globalThis.referenceConfig.faults") == ["log-kept-over-reload"]
+def test_a_tab_whose_scenario_found_a_broken_rule_is_emptied_and_given_again(warm_tabs, tmp_path):
+    found = warm_tabs.take("slides", "in-page", ["log-kept-over-reload"], [], "finding")
+    found.page.evaluate("localStorage.setItem('left-over', '1')")
+    warm_tabs.give_back(found, failed=True, artifacts=tmp_path, finding=True)
+    assert (tmp_path / "warm-tab-failed.png").exists()
+    again = warm_tabs.take("slides", "in-page", [], [], "next")
+    assert again.page is found.page
+    assert again.page.evaluate("localStorage.getItem('left-over')") is None
+
+
+def test_call_paths_never_share_a_context(warm_tabs, tmp_path):
+    in_page = warm_tabs.take("slides", "in-page", [], [], "in-page")
+    warm_tabs.give_back(in_page, failed=False, artifacts=tmp_path)
+    relay = warm_tabs.take("slides", "relay", [], [], "relay")
+    assert relay.page.context is not in_page.page.context
+
+
+def test_faults_and_latitudes_are_the_scenarios_own_also_in_a_warm_tab(warm_tabs, tmp_path):
+    told = "() => [globalThis.referenceConfig.faults, globalThis.referenceConfig.latitudes]"
+    fault = warm_tabs.take("slides", "in-page", ["log-kept-over-reload"], [], "fault")
+    assert fault.page.evaluate(told) == [["log-kept-over-reload"], []]
+    fault.page.reload()
+    assert fault.page.evaluate(told) == [["log-kept-over-reload"], []], "lost on the scenario's own reload"
+    warm_tabs.give_back(fault, failed=False, artifacts=tmp_path)
+    latitude = warm_tabs.take("slides", "in-page", [], ["late-ui"], "latitude")
+    assert latitude.page is fault.page, "not warm: a new page"
+    assert latitude.page.evaluate(told) == [[], ["late-ui"]]
+    warm_tabs.give_back(latitude, failed=False, artifacts=tmp_path)
+    clean = warm_tabs.take("slides", "in-page", [], [], "clean")
+    assert clean.page.evaluate(told) == [[], []]
