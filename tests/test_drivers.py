@@ -27,13 +27,7 @@ def test_the_browsers_own_webmcp_and_the_extension_need_chromium_with_the_flag()
     assert all(drivers.DRIVERS[name].supports(config) for name in ("in-page", "relay") for config in CONFIGS.values())
 
 
-def collected(*args: str) -> list[str]:
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
-                         cwd=ROOT, capture_output=True, text=True)
-    return [line for line in out.stdout.splitlines() if "::" in line]
-
-
-def test_collection_generates_no_run_a_configuration_cannot_carry():
+def test_collection_generates_no_run_a_configuration_cannot_carry(collected):
     ids = collected("scenarios/test_switch.py", "--browser", "chromium", "--browser", "chromium-noflag")
     native_only = [i for i in ids if i.endswith(("-webmcp]", "-extension]"))]
     assert native_only and all("[chromium-" in i and "[chromium-noflag-" not in i for i in native_only)

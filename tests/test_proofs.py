@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from harness import faults, latitudes
 from harness.faults import SENTINEL, Fault, judge
-from harness.paths import ROOT
 
 FAULT = Fault("queue-lifo", "confirm.queue", "answers the newest first")
 SCENARIO = "scenarios/test_confirmation.py::test_confirmations_come_one_at_a_time_in_arrival_order"
@@ -72,13 +68,10 @@ def test_a_malformed_latitude_entry_is_refused(tmp_path, monkeypatch, entry):
         latitudes.catalog()
 
 
-def proof_items(*args: str) -> list[str]:
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "scenarios",
-                          "--browser", "chromium-noflag", *args], cwd=ROOT, capture_output=True, text=True)
-    return [line for line in out.stdout.splitlines() if "::" in line]
+def test_the_sentinel_runs_only_for_the_faults_a_leg_names(collected):
+    def proof_items(*args: str) -> list[str]:
+        return collected("scenarios", "--browser", "chromium-noflag", *args)
 
-
-def test_the_sentinel_runs_only_for_the_faults_a_leg_names():
     proven = ["queue-lifo", "log-at-top"]
     everywhere = proof_items("--prove-faults", ",".join(proven))
     once = proof_items("--prove-faults", ",".join(proven), "--prove-sentinels", "log-at-top")

@@ -24,17 +24,12 @@ def test_a_malformed_shard_is_one_usage_error(text):
         parse_shard(text)
 
 
-def collected(*args: str) -> set[str]:
-    run = subprocess.run([sys.executable, "-m", "pytest", "scenarios/test_switch.py", "--collect-only", "-q",
-                          "-p", "no:cacheprovider", "--browser", "chromium", *args],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stdout + run.stderr
-    return {line for line in run.stdout.splitlines() if "::" in line}
+def test_pytest_runs_only_its_shard(collected):
+    def switch_runs(*args: str) -> set[str]:
+        return set(collected("scenarios/test_switch.py", "--browser", "chromium", *args))
 
-
-def test_pytest_runs_only_its_shard():
-    everything = collected()
-    halves = collected("--shard", "1/2"), collected("--shard", "2/2")
+    everything = switch_runs()
+    halves = switch_runs("--shard", "1/2"), switch_runs("--shard", "2/2")
     assert halves[0] | halves[1] == everything and not halves[0] & halves[1] and all(halves)
 
 
