@@ -139,6 +139,10 @@ FILE_OPS = {
 }
 
 
+# The list's example lists the whole tree (a path names a directory that may not exist).
+FILE_EXAMPLES = {"list_files": {}, "write_file": {"path": "harness.txt", "contents": "x"}}
+
+
 def _file_ops(tool: str) -> list[Operation]:
     return [
         Operation(
@@ -149,7 +153,7 @@ def _file_ops(tool: str) -> list[Operation]:
             schema,
             result,
             Confirmation("ファイル「{path}」を削除する", "削除する") if suffix == "delete_file" else None,
-            example={"path": "harness.txt", "contents": "x"} if suffix == "write_file" else {"path": "harness.txt"},
+            example=FILE_EXAMPLES.get(suffix, {"path": "harness.txt"}),
         )
         for suffix, (summary, annotations, schema, result) in FILE_OPS.items()
     ]

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness import limits
+from harness import limits, tools
 from harness.checks import HarnessError
 from harness.targets import Target
 
@@ -62,7 +62,7 @@ class ToolPage:
 
     @property
     def log(self) -> "OperationLog":
-        return OperationLog(self.page)
+        return OperationLog(self.page, in_tab=tools.of(self.tool).log_in_tab)
 
     @property
     def dialog(self) -> "ConfirmDialog":
@@ -326,11 +326,30 @@ def parse_row(texts: list[str], names: set[str]) -> LogRow:
 class OperationLog:
     """The `role="log"` panel (Design Doc 操作の記録の欄), found by its role; where the page has more
     than one log, the one named 「AI からの操作」. Its rows are the Disclosures in it (「行を開くと」)
-    other than the panel's own (its title, 「AI のエージェントのつなぎ方」)."""
+    other than the panel's own (its title, 「AI のエージェントのつなぎ方」).
 
-    def __init__(self, page: Page):
+    `in_tab`: the log lives in the tab 「AI からの操作」 of the bottom pane (Node's page). It is
+    shown when that tab is, and is read with the tab selected, as a user would."""
+
+    def __init__(self, page: Page, in_tab: bool = False):
         self.page = page
+        self.in_tab = in_tab
         self.root = page.get_by_role("log", name=SWITCH_LABEL, exact=True).or_(page.get_by_role("log")).first
+
+    @property
+    def tab(self) -> Locator:
+        """The bottom pane's tab 「AI からの操作」 (in_tab pages)."""
+        return self.page.get_by_role("tab", name=SWITCH_LABEL, exact=True)
+
+    def select_tab(self) -> None:
+        """In a tabbed page, select the tab 「AI からの操作」 (a click, as a user) and wait for its log."""
+        if not self.in_tab:
+            return
+        expect(self.tab, "there is no tab 「AI からの操作」").to_be_visible()
+        if self.tab.get_attribute("aria-selected") != "true":
+            self.tab.click()
+        expect(self.tab).to_have_attribute("aria-selected", "true")
+        expect(self.root, "the tab 「AI からの操作」 shows no log").to_be_visible()
 
     @property
     def rows(self) -> Locator:
@@ -339,11 +358,13 @@ class OperationLog:
 
     @property
     def shown(self) -> Locator:
-        """What shows of the panel: the log, or its title where an empty log takes no room."""
-        return self.root.or_(self.toggle).filter(visible=True)
+        """What shows of the panel: the log, or its title where an empty log takes no room (in a
+        tabbed page: the tab, or the log)."""
+        return self.root.or_(self.tab if self.in_tab else self.toggle).filter(visible=True)
 
     def expect_shown(self) -> None:
         expect(self.shown, "the panel 「AI からの操作」 is not shown").not_to_have_count(0)
+        self.select_tab()
 
     def expect_hidden(self) -> None:
         expect(self.shown, "the panel 「AI からの操作」 is shown").to_have_count(0)
@@ -364,7 +385,9 @@ class OperationLog:
     def wait_for_success_row(self, name: str) -> None:
         """Until the panel shows a row of `name` whose result summary says ok: true. A page may render
         late (React batches updates), and a count of rows taken before a call is only right once
-        the rows of the calls before it are on screen (earlier rows of `name` may be not_ready)."""
+        the rows of the calls before it are on screen (earlier rows of `name` may be not_ready).
+        A tabbed page's log is read with its tab selected, which stays so until the switch goes off."""
+        self.select_tab()
         expect(self.rows.filter(has_text=name).filter(has_text=OK_TRUE).first).to_be_attached()
 
     def collapse(self) -> None:
@@ -383,6 +406,7 @@ class OperationLog:
 
     def open_row(self, index: int) -> tuple[str, str]:
         """Open row `index`; returns the full (arguments, result) texts it shows."""
+        self.select_tab()
         count = self.rows.count()
         toggle = self.rows.nth(index % count if count else index)
         row = Disclosure(toggle)

@@ -45,6 +45,8 @@ HOOK_HELP = {
     "hold_loading": '"fetch" (fetch/xhr requests), "child-frame" (every request of a child frame) or a URL glob',
     "view": "a Playwright selector",
     "theme_picker": "a Playwright selector",
+    "restart": "a Playwright selector",
+    "excluded_directory": "a directory name",
 }
 # The hooks a tool section may give for what the spec leaves to the page: as its descriptor says.
 HOOKS = {hook: tuple(name for name, tool in tools.TOOLS.items() if hook in tool.hooks) for hook in HOOK_HELP}
@@ -65,6 +67,10 @@ class ToolPages:
     # scene's <canvas>; drawio, the editor's <iframe>.
     view: str | None = None
     theme_picker: str | None = None  # slides: the <select> of the editor's themes
+    restart: str | None = None  # node: the control that starts the runtime again
+    # node: one directory name of the saved-files rule's exclude list (that rule is the
+    # playground's own, not the Design Doc's)
+    excluded_directory: str | None = None
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ class Tool:
     failing_call: Callable[[], Call] | None  # schema-valid, its check fails with a code other than declined
     # Its own rules (harness/rules.py adds them to the table): (source "DD" or "ADR", section, ((id, text), ...)).
     rules: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = ()
+    # Its operation log is a tab 「AI からの操作」 of the page's bottom pane (node), not a collapsible panel.
+    log_in_tab: bool = False
 
     @property
     def operations(self) -> list[contract.Operation]:

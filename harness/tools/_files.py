@@ -10,10 +10,11 @@ MISSING = "no-such-file-harness.txt"
 
 
 def valid_input(op: contract.Operation, client, marker: str) -> dict | None:
-    if op.name.endswith("_delete_file"):
+    """Reading and deleting take a file the project has (the first one listed)."""
+    if op.name.endswith(("_read_file", "_delete_file")):
         listed = client.call(f"{op.tool}_list_files", {})
         files = [entry["path"] for entry in listed.get("entries", []) if entry["kind"] == "file"]
-        assert files, f"{op.tool}: no file to delete in {listed}"
+        assert files, f"{op.tool}: no file to {op.name.rsplit('_', 2)[1]} in {listed}"
         return {"path": files[0]}
     return None
 

@@ -1,107 +1,17 @@
-"""The canvas scenarios' agent (slides, excalidraw, drawio): a client whose tool is switched on and
-loaded, the ways through a call the scenarios share, and what the open document is.
-
-The helpers assert; whether an assertion decides a rule is the caller's: inside its
-`with check(...)` it does, outside it is a step."""
+"""What the canvas scenarios (slides, excalidraw, drawio) add to the agent (harness/agent.py):
+what the open document is, and an input made without reading it."""
 
 from __future__ import annotations
 
-from playwright.sync_api import expect
-
-from harness import contract, drivers
-from harness.clients import PendingCall, parse_result, start_and_see
+from harness import contract
+from harness.agent import short
 from harness.tools.slides import registered_enum
-from harness.pages import ToolPage
 from harness.targets import Document
-
-
-def assert_success(name: str, result: dict) -> None:
-    """`result` is a success of `name` with the operation's result shape."""
-    contract.BY_NAME[name].assert_success(result)
-
-
-class Agent:
-    """An agent calling one tab's operations, the switch on and the tool loaded."""
-
-    def __init__(self, tool_page: ToolPage, client):
-        self.tool_page = tool_page
-        self.client = client
-
-    @property
-    def reader(self) -> str:
-        return contract.reader_of(self.tool_page.tool).name
-
-    def ok(self, name: str, arguments: dict | None = None) -> dict:
-        """A call that must succeed with the operation's result shape."""
-        result = self.client.call(name, arguments or {})
-        assert_success(name, result)
-        return result
-
-    def read(self) -> dict:
-        return self.ok(self.reader)
-
-    def _start_and_see(self, name: str, arguments: dict) -> tuple[PendingCall, bool]:
-        return start_and_see(self.tool_page, self.client, name, arguments)
-
-    def fails(self, name: str, arguments: dict, code: str) -> dict:
-        """A call that must fail with `code`, decided before any confirmation dialog."""
-        pending, asked = self._start_and_see(name, arguments)
-        if asked:
-            self.tool_page.dialog.cancel.click()
-        result = pending.result()
-        assert not asked, f"{name} asked for confirmation instead of failing with {code}: {result}"
-        assert result["ok"] is False and result["error"]["code"] == code, f"{name}({_short(arguments)}): expected {code}, got {result}"
-        return result
-
-    def rejects_input(self, name: str, arguments: dict) -> None:
-        """Input the schema refuses: invalid_input from the page, or the relay's own validation error."""
-        pending = self.client.start(name, arguments)
-        if not drivers.of(self.client).has(drivers.UNVALIDATED_INPUT):
-            # The relay validates input itself (ADR-0044 Verification), and marks the page's
-            # failures as errors too: either answer refuses the input.
-            is_error, text = pending.raw()
-            if is_error and "validation" in text.lower():
-                return
-            result = parse_result(text, name)
-        else:
-            result = pending.result()
-        assert result["ok"] is False and result["error"]["code"] == "invalid_input", (
-            f"{name}({_short(arguments)}) was not refused as invalid_input: {result}"
-        )
-
-    def confirm(self, name: str, arguments: dict | None = None) -> tuple[bool, dict]:
-        """A confirming operation: start it and press its dialog's action button.
-
-        Returns whether a dialog asked, and the result (unchecked): a call decided without a
-        dialog comes back as it is, for the caller's checks to judge."""
-        pending, asked = self._start_and_see(name, arguments or {})
-        if asked:
-            self.tool_page.dialog.action(contract.BY_NAME[name].confirmation.action_label).click()
-        result = pending.result()
-        if asked:
-            expect(self.tool_page.dialog.root).to_be_hidden()
-        return asked, result
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) < 200 else text[:200] + "…"
-
-
-def switch_on(tool_page: ToolPage, client) -> Agent:
-    """Turn the switch on, wait for the operations and for the tool to finish loading."""
-    # The switch comes with the tool's module, which for the editors is a large script.
-    expect(tool_page.switch).to_be_visible(timeout=30_000)
-    tool_page.turn_on()
-    client.wait_for_tools(contract.names_of(tool_page.tool))
-    loaded = client.call_when_ready(contract.reader_of(tool_page.tool).name)
-    assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
-    return Agent(tool_page, client)
 
 
 def assert_is_open_document(read: dict, document: Document) -> None:
     """The read's `document` is the one the page opened: the profile's id and name."""
-    assert isinstance(read.get("document"), dict), f"the read's result names no document: {_short(read)}"
+    assert isinstance(read.get("document"), dict), f"the read's result names no document: {short(read)}"
     opened = {"id": document.id, "name": document.name}
     named = {key: read["document"].get(key) for key in opened}
     assert named == opened, f"the read names the document {read['document']}, the page opened {opened}"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from canvas_agent import Agent, switch_on
 from playwright.sync_api import expect
 
 from harness import contract
+from harness.agent import Agent, switch_on
 from harness.pages import ToolPage
 from harness.targets import Document
 

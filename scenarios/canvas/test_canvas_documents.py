@@ -1,14 +1,14 @@
 """Which drawing or deck the canvas operations act on (Design Doc 操作の対象の図とスライド, 結果の形)."""
 
 import json
-import time
 
 import pytest
-from canvas_agent import Agent, assert_is_open_document, assert_success, schema_valid_input
-from playwright.sync_api import Route
+from canvas_agent import assert_is_open_document, schema_valid_input
 
 from harness import contract, tools
 from harness.checks import check
+from harness.agent import Agent, assert_success
+from harness.loading import HeldLoading
 
 CANVAS = pytest.mark.tool(*tools.CANVAS)
 
@@ -59,48 +59,16 @@ def test_every_operation_is_not_ready_without_an_open_document(open_tool, client
     every_operation_is_not_ready(tool_page, client_for(tool_page), tool)
 
 
-def holds_loading(how: str):
-    """The requests that carry the tool's loading, per the profile's hold_loading: "fetch" (the
-    document is fetched), "child-frame" (the tool runs in a frame of its own) or a URL glob."""
-    if how == "fetch":
-        return "**/*", lambda request: request.resource_type in ("fetch", "xhr")
-    if how == "child-frame":
-        return "**/*", lambda request: request.frame.parent_frame is not None
-    return how, lambda request: True
-
-
 @CANVAS
 @pytest.mark.rules("canvas.not-ready")
 def test_every_operation_is_not_ready_while_the_tool_loads(target, open_tool, client_for, tool):
     """ツールの読み込みが終わっていないときは、not_ready を返す。"""
     how = target.hook(tool, "hold_loading")
-    pattern, carries_loading = holds_loading(how)
     tool_page = open_tool(tool, navigate=False)
-    held: list[Route] = []
-    holding = True
-
-    def hold(route: Route) -> None:
-        if holding and carries_loading(route.request):
-            held.append(route)
-        else:
-            route.continue_()
-
-    tool_page.page.route(pattern, hold)
-    # The held requests keep the load event from firing: wait for the document only.
-    tool_page.goto(tool_page.url, wait_until="domcontentloaded")
-    # Route handlers run while Playwright is called: call it until the loading is held, then hold
-    # nothing more (the switch's scripts and the relay's frame must load).
-    deadline = time.monotonic() + 15
-    while not held and time.monotonic() < deadline:
-        tool_page.page.evaluate("0")
-    if not held:
-        pytest.skip(f"未確認: the harness could not hold {tool}'s loading (no request of hold_loading = {how!r} was seen)")
-    holding = False
+    loading = HeldLoading(tool_page, how)
     client = client_for(tool_page)
     every_operation_is_not_ready(tool_page, client, tool)
-    for route in held:
-        route.continue_()
-    tool_page.page.unroute(pattern, hold)
+    loading.release()
     loaded = client.call_when_ready(contract.reader_of(tool).name)
     assert loaded["ok"] is True, f"{tool} did not become ready once loading went on: {loaded}"
 

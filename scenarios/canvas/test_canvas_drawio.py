@@ -3,12 +3,13 @@
 import re
 
 import pytest
-from canvas_agent import assert_is_open_document, assert_success
+from canvas_agent import assert_is_open_document
 from playwright.sync_api import expect
 
 from harness import contract
 from harness.checks import check
 from harness.tools.drawio import EMPTY_MODEL, vertex
+from harness.agent import assert_success
 
 pytestmark = pytest.mark.tool("drawio")
 

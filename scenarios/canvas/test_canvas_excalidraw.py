@@ -3,11 +3,12 @@
 import time
 
 import pytest
-from canvas_agent import assert_is_open_document, assert_success
+from canvas_agent import assert_is_open_document
 from jsonschema.validators import validator_for
 
 from harness import contract
 from harness.checks import check
+from harness.agent import assert_success
 
 pytestmark = pytest.mark.tool("excalidraw")
 

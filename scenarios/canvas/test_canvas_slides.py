@@ -1,12 +1,13 @@
 """The slides editor's operations (Design Doc 操作の一覧, 入力と結果, 操作の対象の図とスライド)."""
 
 import pytest
-from canvas_agent import assert_is_open_document, assert_success
+from canvas_agent import assert_is_open_document
 from playwright.sync_api import expect
 
 from harness import contract, drivers
 from harness.checks import check
 from harness.tools.slides import registered_enum
+from harness.agent import assert_success
 
 pytestmark = pytest.mark.tool("slides")
 
