@@ -65,7 +65,7 @@ def _latitudes(args: argparse.Namespace) -> int:
 
 def _rules(args: argparse.Namespace) -> int:
     from harness import faults, spec_index
-    from harness.rules import RULES, WAITING_FOR_TOOLS
+    from harness.rules import RULES
 
     by_rule = faults.scenarios_by_rule([])
     if args.coverage:
@@ -74,9 +74,8 @@ def _rules(args: argparse.Namespace) -> int:
         return 0
     for rule in RULES:
         scenarios = sorted({node.split("[")[0] for node in by_rule.get(rule.id, [])})
-        waiting = f"— (waits for the node, sql and go tools: {WAITING_FOR_TOOLS[rule.id]})" if rule.id in WAITING_FOR_TOOLS else "—"
-        print(f"{rule.id}  ({rule.source} {rule.section})\n  {rule.text}\n  scenarios: {', '.join(scenarios) or waiting}")
-    print("waiting for their tools (the reference has no node, sql or go operations yet):")
+        print(f"{rule.id}  ({rule.source} {rule.section})\n  {rule.text}\n  scenarios: {', '.join(scenarios) or '—'}")
+    print("waiting for their tools (the reference has no sql or go operations yet):")
     for row in spec_index.coverage(by_rule):
         if row.reasons.get("node-sql-go"):
             print(f"  {row.source} {row.section}: {row.reasons['node-sql-go']} of {row.units} units")

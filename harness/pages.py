@@ -342,14 +342,14 @@ class OperationLog:
         return self.page.get_by_role("tab", name=SWITCH_LABEL, exact=True)
 
     def select_tab(self) -> None:
-        """In a tabbed page, select the tab 「AI からの操作」 (a click, as a user) and wait for its log."""
+        """In a tabbed page, select the tab 「AI からの操作」 (a click, as a user). An empty log may take
+        no room, so its rows' own expectations tell whether it shows."""
         if not self.in_tab:
             return
         expect(self.tab, "there is no tab 「AI からの操作」").to_be_visible()
         if self.tab.get_attribute("aria-selected") != "true":
             self.tab.click()
         expect(self.tab).to_have_attribute("aria-selected", "true")
-        expect(self.root, "the tab 「AI からの操作」 shows no log").to_be_visible()
 
     @property
     def rows(self) -> Locator:

@@ -20,7 +20,7 @@ from pathlib import Path
 from harness import checks, contract, tools, versions
 from harness.browsers import CONFIGS
 from harness.drivers import CALL_PATHS, DRIVERS
-from harness.rules import BY_ID, RULES, WAITING_FOR_TOOLS
+from harness.rules import BY_ID, RULES
 
 
 VERIFIED, BROKEN, UNVERIFIED, KNOWN, NOT_APPLICABLE = "verified", "broken", "unverified", "known", "n/a"
@@ -71,7 +71,6 @@ TEXT = {
         "skip_line": "{count} 件: {reason}",
         "section_all_skipped": "節「{section}」は、この実行では全ての行がスキップされた。",
         "not_run": "この実行で走らせていない",
-        "waiting_for_tools": "node、sql、go のツールを待つ(図とスライドの操作は 1 つのタスクで終わるので、実行中の操作が無い)",
         "stopped_before": "同じ行のほかの規則の検査で止まった",
         "none": "無い",
     },
@@ -120,7 +119,6 @@ TEXT = {
         "skip_line": "{count}: {reason}",
         "section_all_skipped": "Section \"{section}\": every row was skipped in this run.",
         "not_run": "not run in this run",
-        "waiting_for_tools": "waits for the node, sql and go tools (the canvas operations end in one task: no operation is ever running)",
         "stopped_before": "the row stopped at another rule's check",
         "none": "none",
     },
@@ -177,7 +175,7 @@ def rule_cell(rule: str, browser: str, path: str, rows: list[dict], unavailable:
     if not here:
         if any(r["browser"] == browser for r in mine):
             return Cell(NOT_APPLICABLE)
-        return Cell(UNVERIFIED, ("waiting-for-tools" if rule in WAITING_FOR_TOOLS and not mine else "not-run",))
+        return Cell(UNVERIFIED, ("not-run",))
     verdicts = [row_verdict(r, rule) for r in here]
     for wanted in (BROKEN, VERIFIED, KNOWN):
         found = [reason for verdict, reason in verdicts if verdict == wanted]
@@ -204,8 +202,6 @@ def _reason_text(reason: str, lang: str) -> str:
     t = TEXT[lang]
     if reason == "not-run":
         return t["not_run"]
-    if reason == "waiting-for-tools":
-        return t["waiting_for_tools"]
     if reason.startswith("stopped-before:"):
         return f"{t['stopped_before']}({reason.split(':', 1)[1]})"
     return reason

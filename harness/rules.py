@@ -154,10 +154,4 @@ RULES: tuple[Rule, ...] = (
 
 BY_ID = {rule.id: rule for rule in RULES}
 
-# Rules only an operation that takes time can show (node_run_command, sql_run_query, go_run): the
-# canvas operations run in one task, so nothing is ever "running" for a scenario to act on.
-WAITING_FOR_TOOLS = {
-    "switch.off-running-continues": "needs an operation that is still running when the switch goes off",
-    "log.running-hidden": "needs an operation that is still running while the log is read",
-}
 assert len(BY_ID) == len(RULES), "rule ids must be unique"

@@ -424,3 +424,25 @@ def test_log_is_never_written_to_storage(on, client):
     stored = on.page.evaluate(STORED_TEXT)
     with check("log.memory-only"):
         assert marker not in stored, "the log's arguments were written to localStorage or IndexedDB"
+
+
+# --- calls still running ---------------------------------------------------------------------
+
+LONG = pytest.mark.tool(*tools.WITH_LONG_CALLS)
+
+
+@LONG
+@pytest.mark.rules("log.running-hidden")
+def test_running_call_has_no_row_until_its_result(on, client, tool):
+    """実行中の呼び出しは、結果が決まるまで欄に出さない。"""
+    name, arguments = tools.of(tool).long_call("harness-running")
+    rows = on.log.rows
+    before = rows.count()
+    call = client.start(name, arguments)
+    with check("log.running-hidden", subject="running"):
+        expect(rows).to_have_count(before)
+    assert not call.done(), f"{name} ended before the log could be read while it ran: {call.result()}"
+    assert call.result()["ok"] is True
+    with check("log.running-hidden", subject="decided"):
+        expect(rows).to_have_count(before + 1)
+        expect(rows.last).to_contain_text(name)

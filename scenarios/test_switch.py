@@ -6,9 +6,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from harness import contract, drivers
+from harness import contract, drivers, limits, tools
+from harness.agent import switch_on
 from harness.checks import check
-from harness.pages import SWITCH_LABEL
+from harness.pages import OK_TRUE, SWITCH_LABEL
 from harness.relay import DESCRIPTION_PREFIX
 
 
@@ -91,3 +92,26 @@ def test_registered_annotations_follow_decision_4(tool_page, client, tool, call_
         with check("operations.annotations", subject=name):
             assert registered[name] == hints, (
                 f"getTools() reports {name}'s annotations: registered {sorted(registered[name])}, expected {sorted(hints)}")
+
+
+@pytest.mark.tool(*tools.WITH_LONG_CALLS)
+@pytest.mark.rules("switch.off-running-continues")
+@pytest.mark.one_driver("the page's rule, whichever way the call arrived; the browser may drop the result of an "
+                        "unregistered tool, so only the log tells")
+def test_switching_off_leaves_a_running_call_to_finish_into_the_log(tool_page, client, tool, call_path):
+    """オフに戻しても、実行が始まっている操作は止めない。結果は、記録の store に足す(オンに戻すと欄に出る)。"""
+    marker = "harness-ran-to-the-end"
+    name, arguments = tools.of(tool).long_call(marker)
+    agent = switch_on(tool_page, client)
+    tool_page.log.select_tab()  # a log in a tab is read with the tab selected, as a user reads it
+    rows = tool_page.log.rows
+    before = rows.count()
+    agent.client.start(name, arguments)  # its answer is the browser's to drop once the tool is unregistered
+    tool_page.turn_off()
+    tool_page.turn_on()
+    tool_page.log.select_tab()
+    with check("switch.off-running-continues"):
+        expect(rows).to_have_count(before + 1, timeout=limits.EXPECT_MS + 5_000)
+        _, opened_result = tool_page.log.open_row(-1)
+        assert marker in opened_result and OK_TRUE.search(opened_result), (
+            f"the running call's row does not hold its finished result: {opened_result[:300]!r}")

@@ -306,9 +306,3 @@ def test_native_only_rows_name_only_configurations_with_the_flag():
         assert "chromium-noflag" not in line and "firefox" not in line  # they cannot carry it: absent, not unverified
     # The finding: the registration reached the browser's implementation, as each such path saw it.
     assert text.count("ブラウザの実装だけを見る呼び方") == 2
-
-
-def test_rule_waiting_for_the_node_sql_and_go_tools_says_so():
-    text = rendered([row()])
-    assert all(cell.startswith("未確認 [") for cell in rule_line(text, "log.running-hidden"))
-    assert "node、sql、go のツールを待つ" in text

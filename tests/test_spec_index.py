@@ -147,10 +147,8 @@ def test_no_checkable_unit_waits_for_a_rule(index):
     assert [unit_id for unit_id, entry in index.items() if entry.unchecked == "not-yet"] == []
 
 
-def test_every_rule_has_a_scenario_unless_it_waits_for_the_node_sql_and_go_tools():
+def test_every_rule_has_a_scenario():
     from harness.faults import scenarios_by_rule
-    from harness.rules import WAITING_FOR_TOOLS
 
     by_rule = scenarios_by_rule([])
-    assert [rule.id for rule in RULES if not by_rule.get(rule.id) and rule.id not in WAITING_FOR_TOOLS] == []
-    assert [rule_id for rule_id in WAITING_FOR_TOOLS if by_rule.get(rule_id)] == [], "a waiting rule has a scenario now"
+    assert [rule.id for rule in RULES if not by_rule.get(rule.id)] == []

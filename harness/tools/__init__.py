@@ -34,6 +34,9 @@ class Tool:
     failing_call: Callable[[], Call] | None  # schema-valid, its check fails with a code other than declined
     # Its own rules (harness/rules.py adds them to the table): (source "DD" or "ADR", section, ((id, text), ...)).
     rules: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = ()
+    # A call that runs for about two seconds and whose result carries the marker (an operation still
+    # running while a scenario acts), or None where every operation ends in one task.
+    long_call: Callable[[str], Call] | None = None
     # Its operation log is a tab 「AI からの操作」 of the page's bottom pane (node), not a collapsible panel.
     log_in_tab: bool = False
 
@@ -52,6 +55,7 @@ def _load() -> dict[str, Tool]:
 TOOLS: dict[str, Tool] = _load()
 NAMES: tuple[str, ...] = tuple(TOOLS)
 CANVAS: tuple[str, ...] = tuple(name for name, tool in TOOLS.items() if tool.canvas)
+WITH_LONG_CALLS: tuple[str, ...] = tuple(name for name, tool in TOOLS.items() if tool.long_call)
 
 
 def of(name: str) -> Tool:

@@ -12,6 +12,8 @@ TOOL = Tool(
     kept_text_calls=lambda text: _files.kept_text_calls("node", text),
     failing_call=lambda: _files.failing_call("node"),
     log_in_tab=True,
+    long_call=lambda marker: ("node_run_command",
+                              {"command": "node", "args": ["-e", f"setTimeout(() => console.log({marker!r}), 2000)"]}),
     rules=(
         ("DD", "実行環境の操作", (
             ("node.not-ready", "実行環境が起動していないときと、起動に失敗したときは、どの操作も not_ready を返す"),
