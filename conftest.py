@@ -15,6 +15,7 @@ from playwright.sync_api import BrowserContext, BrowserType, Playwright
 from harness import browsers, extension
 from harness.browsers import BrowserConfig, BrowserMissing
 from harness.pytest_plugin import driver_of, failed_before_teardown
+from harness.server import SERVER_FAULTS_COOKIE
 from harness.targets import Target
 
 
@@ -64,7 +65,7 @@ def new_context(new_context, request: pytest.FixtureRequest, browser_type: Brows
 
 @pytest.fixture
 def context(context: BrowserContext, reference_faults: list[str], reference_latitudes: list[str],
-            request: pytest.FixtureRequest, output_path: str) -> Iterator[BrowserContext]:
+            request: pytest.FixtureRequest, output_path: str, target: Target) -> Iterator[BrowserContext]:
     """pytest-playwright's context, with the reference's faults and latitudes told to every page
     and frame before their scripts run (the reference reads them from referenceConfig).
 
@@ -73,6 +74,8 @@ def context(context: BrowserContext, reference_faults: list[str], reference_lati
     if reference_faults or reference_latitudes:
         told = {"faults": reference_faults, "latitudes": reference_latitudes}
         context.add_init_script(f"globalThis.referenceConfig = {json.dumps(told)};")
+    if reference_faults and target.served:  # the faults that are the server's (the isolation headers)
+        context.add_cookies([{"name": SERVER_FAULTS_COOKIE, "value": ",".join(reference_faults), "url": target.base_url}])
     tracing = request.config.getoption("--trace-failures")
     if tracing:
         context.tracing.start(title=request.node.nodeid, snapshots=False, screenshots=False, sources=False)

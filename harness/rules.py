@@ -131,6 +131,9 @@ RULES: tuple[Rule, ...] = (
         ("page.title", "ツールのページは、<title> に開いているものの名前を入れる。図とスライドは、その名前である"),
         ("page.log-at-bottom", "SQL、Go、スライド、Excalidraw、draw.io のツールのページは、下端に、操作の記録の欄を置く"),
     )
+    + _rules(ADR, "Context",
+        ("page.isolation-headers", "isolation のヘッダ(COOP と COEP)は、Node の実行環境のパスにだけ返す"),
+    )
     + _rules(ADR, "Decision 2",
         ("page.no-origin-trial", "本番に、origin trial のトークンを入れない(<meta http-equiv=\"origin-trial\"> も Origin-Trial ヘッダも無い)"),
     )

@@ -12,6 +12,7 @@ import mimetypes
 import sys
 import threading
 from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -35,6 +36,10 @@ ISOLATION_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Embedder-Policy": "require-corp",
 }
+
+# The reference's faults that are the server's (the isolation headers), named per browser context
+# in this cookie (conftest.py's context fixture), beside those the server was started with.
+SERVER_FAULTS_COOKIE = "harness-server-faults"
 
 CONFIG_MARK = "<!--reference-config-->"
 ASSET_MAX_AGE = 24 * 60 * 60
@@ -96,11 +101,17 @@ def _handler(config: ReferenceConfig):
             # Documents are asked again (they carry the reference's config); everything they load
             # is kept by a browser context for the run: a warm tab's reload downloads nothing more.
             self.send_header("Cache-Control", "no-cache" if ctype.startswith("text/html") else f"max-age={ASSET_MAX_AGE}")
-            if url_path.startswith("/node/"):
+            faults = {*config.faults, *self._cookie_faults()}
+            isolated = url_path.startswith("/node/") and "isolation-headers-missing" not in faults
+            if isolated or "isolation-headers-everywhere" in faults:
                 for name, value in ISOLATION_HEADERS.items():
                     self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body)
+
+        def _cookie_faults(self) -> list[str]:
+            cookie = SimpleCookie(self.headers.get("Cookie", ""))
+            return cookie[SERVER_FAULTS_COOKIE].value.split(",") if SERVER_FAULTS_COOKIE in cookie else []
 
         def do_HEAD(self):
             self.do_GET()

@@ -51,3 +51,21 @@ def test_page_carries_no_origin_trial_token(open_tool, tool):
     InPageClient(tool_page).wait_for_tools(contract.names_of(tool))
     with check("page.no-origin-trial"):
         expect(tool_page.page.locator(ORIGIN_TRIAL_META), "the switch added an origin-trial token").to_have_count(0)
+
+
+ISOLATION = ("cross-origin-opener-policy", "cross-origin-embedder-policy")
+
+
+@pytest.mark.rules("page.isolation-headers")
+def test_isolation_headers_only_on_the_node_page(context, target):
+    """「isolation のヘッダは、Node の実行環境のパスにだけ返す」: COOP same-origin and COEP on node's page,
+    neither on any other tool's."""
+    for tool in target.tools:
+        headers = context.request.get(target.page_url(tool)).headers
+        sent = {name: headers.get(name) for name in ISOLATION if name in headers}
+        with check("page.isolation-headers", subject=tool):
+            if tool == "node":
+                assert sent.get(ISOLATION[0]) == "same-origin", f"node's page sends {sent or 'no isolation headers'}"
+                assert sent.get(ISOLATION[1]) in ("require-corp", "credentialless"), f"node's page sends {sent}"
+            else:
+                assert not sent, f"{tool}'s page sends isolation headers: {sent}"

@@ -4,7 +4,7 @@ import urllib.request
 
 import pytest
 
-from harness.server import FixtureServer, ReferenceConfig
+from harness.server import SERVER_FAULTS_COOKIE, FixtureServer, ReferenceConfig
 
 
 @pytest.fixture(scope="module")
@@ -13,8 +13,8 @@ def server():
         yield running
 
 
-def get(url):
-    with urllib.request.urlopen(url, timeout=10) as response:
+def get(url, headers=None):
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=10) as response:
         return response.headers, response.read().decode()
 
 
@@ -32,6 +32,14 @@ def test_isolation_headers_on_the_node_path_only(server):
     for tool in ("sql", "go", "slides", "excalidraw", "drawio"):
         headers, _ = get(f"{server.origin}/{tool}/")
         assert "Cross-Origin-Embedder-Policy" not in headers and "Cross-Origin-Opener-Policy" not in headers
+
+
+def test_server_faults_come_from_the_contexts_cookie(server):
+    cookie = {"Cookie": f"{SERVER_FAULTS_COOKIE}=isolation-headers-everywhere,isolation-headers-missing"}
+    slides, _ = get(f"{server.origin}/slides/", cookie)
+    assert slides["Cross-Origin-Embedder-Policy"] == "require-corp"
+    node, _ = get(f"{server.origin}/node/", {"Cookie": f"{SERVER_FAULTS_COOKIE}=isolation-headers-missing"})
+    assert "Cross-Origin-Embedder-Policy" not in node
 
 
 def test_page_is_told_the_relay_port_and_the_faults(server):
