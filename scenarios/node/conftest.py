@@ -8,11 +8,20 @@ import secrets
 import pytest
 
 from harness.agent import Agent, switch_on
+from harness.clock import T0, at
 
 
 @pytest.fixture
 def agent(tool_page, client) -> Agent:
     return switch_on(tool_page, client)
+
+
+@pytest.fixture
+def clocked_agent(context, open_tool, client_for) -> Agent:
+    """An agent on a node page on Playwright's clock, installed (at T0) before the page opens."""
+    context.clock.install(time=at(T0))
+    tool_page = open_tool("node")
+    return switch_on(tool_page, client_for(tool_page))
 
 
 @pytest.fixture

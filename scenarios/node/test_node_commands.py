@@ -8,10 +8,9 @@ from node_agent import node_script, run
 from playwright.sync_api import expect
 
 from harness import drivers
-from harness.agent import assert_success, switch_on
+from harness.agent import assert_success
 from harness.checks import check
 from harness.clients import decided_within
-from harness.clock import T0, at
 
 pytestmark = pytest.mark.tool("node")
 
@@ -137,12 +136,9 @@ def test_a_program_is_written_run_and_deleted_on_the_isolated_page(agent, tool_p
 @pytest.mark.rules("node.run-timeout")
 @pytest.mark.needs(drivers.PAGE_CLOCK)
 @pytest.mark.one_driver("the default limit is the page's, whichever way the call arrives")
-def test_without_timeout_ms_the_limit_is_30_seconds(context, open_tool, client_for, call_path):
+def test_without_timeout_ms_the_limit_is_30_seconds(context, clocked_agent):
     """timeoutMs のデフォルトは 30,000: 省いた呼び出しは、30 秒までは終わらず、30 秒を過ぎると timeout になる。"""
-    context.clock.install(time=at(T0))
-    tool_page = open_tool("node")
-    agent = switch_on(tool_page, client_for(tool_page))
-    call = agent.client.start("node_run_command", {"command": "sleep", "args": ["600"]})
+    call = clocked_agent.client.start("node_run_command", {"command": "sleep", "args": ["600"]})
     context.clock.run_for(29_000)
     with check("node.run-timeout", subject="before 30 s"):
         assert not call.done(), f"the call ended before 30 s: {call.result()}"

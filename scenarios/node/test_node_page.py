@@ -7,7 +7,6 @@ from playwright.sync_api import expect
 from harness import contract, drivers
 from harness.agent import Agent, assert_success, switch_on
 from harness.checks import check
-from harness.clock import T0, at
 from harness.loading import HeldLoading
 from harness.pages import SEVEN_DAYS_MS, SWITCH_LABEL
 
@@ -126,9 +125,6 @@ def test_the_terminal_is_shown_when_another_tab_switches_off(open_tool, client_f
 @pytest.mark.rules("node.tab-selection")
 @pytest.mark.needs(drivers.PAGE_CLOCK)
 @pytest.mark.one_driver("the expiry is the page's, whichever way calls arrive")
-def test_the_terminal_is_shown_when_the_switch_expires(context, open_tool, client_for, call_path):
+def test_the_terminal_is_shown_when_the_switch_expires(context, clocked_agent):
     """期限(オンにしてから 7 日)でオフになったときも、「AI からの操作」を選んでいたタブは端末のタブを出す。"""
-    context.clock.install(time=at(T0))
-    tool_page = open_tool("node")
-    switch_on(tool_page, client_for(tool_page))
-    ai_tab_selected_then(tool_page, lambda: context.clock.fast_forward(SEVEN_DAYS_MS + 1_000))
+    ai_tab_selected_then(clocked_agent.tool_page, lambda: context.clock.fast_forward(SEVEN_DAYS_MS + 1_000))
