@@ -80,8 +80,9 @@ def test_ctrl_c_during_a_relay_scenario_leaves_no_relay(tmp_path):
     before = set(relay_processes())
     run = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--call-path", "relay",
-         "scenarios/test_switch.py", "-k", "registers_exactly"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+         "scenarios/test_switch.py", "-k", "registers_exactly and slides"],
+        # A file, not a pipe nobody reads: an interrupted run's report must never block on a full pipe.
+        cwd=ROOT, stdout=(tmp_path / "run.log").open("w"), stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )
     ctrl_c_once(run, lambda: set(relay_processes()) - before, 60)
     deadline = time.monotonic() + 10
@@ -140,7 +141,7 @@ def test_ctrl_c_during_verify_leaves_nothing_running(tmp_path):
     run = subprocess.Popen(
         [sys.executable, "-m", "harness", "verify", "--out", str(tmp_path), "--browser", "chromium", "--call-path", "relay",
          "--", "-k", "test_turning_on_registers_exactly and slides"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        cwd=ROOT, stdout=(tmp_path / "run.log").open("w"), stderr=subprocess.STDOUT, text=True, start_new_session=True,
         env={**os.environ, "HARNESS_RUN_ID": run_id},
     )
     ctrl_c_once(run, lambda: relays_of_run(run_id), 120)
