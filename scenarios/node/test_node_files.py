@@ -161,3 +161,24 @@ def test_delete_removes_files_only(agent, folder):
         assert_success("node_delete_file", deleted)
         assert deleted["path"] == path, deleted
         agent.fails("node_read_file", {"path": path}, "not_found")
+
+
+@pytest.mark.rules("limits.one-megabyte")
+def test_contents_over_one_megabyte_of_utf8_is_too_large(agent, folder):
+    """contents は UTF-8 で 1 MB まで(文字ではなくバイト): 350,000 文字の日本語(1.05 MB)は too_large。"""
+    path = f"{folder}/large.txt"
+    with check("limits.one-megabyte"):
+        agent.fails("node_write_file", {"path": path, "contents": "あ" * 350_000}, "too_large")
+        agent.fails("node_write_file", {"path": path, "contents": "a" * (contract.ONE_MEGABYTE + 1)}, "too_large")
+        agent.fails("node_read_file", {"path": path}, "not_found")
+
+
+@pytest.mark.rules("limits.one-megabyte")
+def test_contents_of_exactly_one_megabyte_are_written(agent, folder):
+    """1 MB ちょうどの contents は上限を超えない(書いた大きさは、プログラムに数えさせる)。"""
+    path = f"{folder}/exactly.txt"
+    written = agent.client.call("node_write_file", {"path": path, "contents": "あ" + "a" * (contract.ONE_MEGABYTE - 3)})
+    with check("limits.one-megabyte"):
+        assert_success("node_write_file", written)
+        size = run(agent, "node", ["-e", f"console.log(require('fs').readFileSync({path!r}).length)"])
+        assert size.get("output", "").strip() == str(contract.ONE_MEGABYTE), size
