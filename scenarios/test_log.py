@@ -439,10 +439,15 @@ def test_running_call_has_no_row_until_its_result(on, client, tool):
     rows = on.log.rows
     before = rows.count()
     call = client.start(name, arguments)
+    # A call decided at once, while the first runs: once its row shows, the log shows every call
+    # decided or shown before it, so a row of the running call would be there by then.
+    failing, failing_arguments = failing_call(tool)
+    client.call(failing, failing_arguments)
+    expect(rows.last).to_contain_text(failing)  # new rows go at the bottom (log.order)
+    assert not call.done(), f"{name} ended before the log could be read while it ran"
     with check("log.running-hidden", subject="running"):
-        expect(rows).to_have_count(before)
-    assert not call.done(), f"{name} ended before the log could be read while it ran: {call.result()}"
+        expect(rows).to_have_count(before + 1)
     assert call.result()["ok"] is True
     with check("log.running-hidden", subject="decided"):
-        expect(rows).to_have_count(before + 1)
+        expect(rows).to_have_count(before + 2)
         expect(rows.last).to_contain_text(name)
