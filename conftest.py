@@ -70,7 +70,10 @@ def context(context: BrowserContext, reference_faults: list[str], reference_lati
     and frame before their scripts run (the reference reads them from referenceConfig).
 
     With --trace-failures it records a trace without DOM snapshots and screenshots (those
-    double the run time of a page like draw.io's) and keeps it when the scenario failed."""
+    double the run time of a page like draw.io's) and keeps it, with a screenshot of each of the
+    context's pages, when the scenario failed. (pytest-playwright's --screenshot=only-on-failure
+    shoots every page of every scenario before it knows the outcome: 5 s lost on each tab in the
+    background, which never draws a frame.)"""
     if reference_faults or reference_latitudes:
         told = {"faults": reference_faults, "latitudes": reference_latitudes}
         context.add_init_script(f"globalThis.referenceConfig = {json.dumps(told)};")
@@ -81,5 +84,17 @@ def context(context: BrowserContext, reference_faults: list[str], reference_lati
         context.tracing.start(title=request.node.nodeid, snapshots=False, screenshots=False, sources=False)
     yield context
     if tracing:
-        context.tracing.stop(path=Path(output_path) / "trace.zip" if failed_before_teardown(request.node) else None)
+        failed = failed_before_teardown(request.node)
+        if failed:
+            screenshot_pages(context, Path(output_path))
+        context.tracing.stop(path=Path(output_path) / "trace.zip" if failed else None)
+
+
+def screenshot_pages(context: BrowserContext, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for number, page in enumerate(context.pages, 1):
+        try:
+            page.screenshot(path=folder / f"page-{number}-failed.png", timeout=5_000)
+        except Exception:  # noqa: BLE001 — a screenshot is a courtesy, never a second failure
+            pass  # a tab in the background draws no frame
 

@@ -70,8 +70,9 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     harness.addoption("--baseline", default=str(baseline.BASELINE),
                       help="the known differences to expect (default: harness/baseline.toml)")
     harness.addoption("--trace-failures", action="store_true",
-                      help="keep a light trace (actions, console, network) of each failing scenario under --output; "
-                           "pytest-playwright's --tracing records DOM snapshots too, at twice the run time")
+                      help="keep a light trace (actions, console, network) and a screenshot of each page of each "
+                           "failing scenario under --output; pytest-playwright's --tracing records DOM snapshots too, "
+                           "at twice the run time")
     harness.addoption("--real-time", action="store_true",
                       help="wait the 50-second rule out in real time instead of page.clock")
     harness.addoption("--shard", default=None, metavar="I/N",
@@ -491,7 +492,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             sections.append(("relay stderr", relay.stderr_tail()))
         report.sections.extend(sections)
         if sections:
-            # Beside pytest-playwright's trace and screenshot for this test.
+            # Beside the trace and screenshots of this test.
             folder = Path(item.config.getoption("--output")) / _truncate_file_name(slugify(item.nodeid))
             folder.mkdir(parents=True, exist_ok=True)
             attempt = getattr(item, "execution_count", 1)

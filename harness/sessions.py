@@ -1,5 +1,5 @@
 """The one pytest command behind `verify`, the latitude proof and the fault proof: the scenarios on
-xdist workers, every result recorded as a row, a light trace and a screenshot of each failure."""
+xdist workers, every result recorded as a row, a light trace and screenshots of each failure."""
 
 from __future__ import annotations
 
@@ -19,6 +19,6 @@ def scenarios_command(*, workers: int | str, nodeids: Iterable[str] = (), rows: 
     return [sys.executable, "-m", "pytest", *(nodeids or ["scenarios"]), "-p", "no:cacheprovider",
             *(["-q", "--tb=no", "--no-summary"] if quiet else []),
             "-n", str(workers), "--dist", "loadgroup", f"--results-json={rows}",
-            f"--output={artifacts}", "--trace-failures", "--screenshot=only-on-failure",
+            f"--output={artifacts}", "--trace-failures",
             *_repeated("--browser", browsers), *_repeated("--call-path", call_paths),
             *_repeated("--latitude", latitudes), *_repeated("--fault", faults), *extra]
