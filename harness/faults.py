@@ -197,7 +197,7 @@ class Leg:
     latitudes: tuple[str, ...] = ()
     call_paths: tuple[str, ...] = ()
     clean_results: Path | None = None
-    # Only the faults that no earlier leg observed on these browsers (not run there, or 未確認).
+    # Only the faults that no earlier leg observed anywhere (not run there, or 未確認 there).
     rest_only: bool = False
 
     def where(self, browser: str) -> str:
@@ -223,6 +223,12 @@ def _run_leg(leg: Leg, faults: list[Fault], sentinels: list[Fault], workers: int
     return json.loads(rows_path.read_text(encoding="utf-8"))
 
 
+def unobserved(faults: list[Fault], verdicts: list[Verdict]) -> list[Fault]:
+    """The faults no verdict so far observed (caught, missed or too broad) on any configuration."""
+    seen = {v.fault.name for v in verdicts if v.status != "not-observable"}
+    return [f for f in faults if f.name not in seen]
+
+
 def run_proof(legs: list[Leg], workers: int, only: list[str] | None = None, out: Path | None = None) -> int:
     """Runs the legs in order and judges every fault on every browser of each. A fault must be
     caught wherever it is observable, and somewhere."""
@@ -236,8 +242,7 @@ def run_proof(legs: list[Leg], workers: int, only: list[str] | None = None, out:
         for number, leg in enumerate(legs, 1):
             faults = [f for f in chosen if not leg.call_paths or f.path in leg.call_paths]
             if leg.rest_only:
-                seen = {(v.fault.name, v.browser) for _, v in verdicts if v.status != "not-observable"}
-                faults = [f for f in faults if any((f.name, b) not in seen for b in leg.browsers)]
+                faults = unobserved(faults, [v for _, v in verdicts])
             if not faults:
                 continue
             name = "fault-proof" + ("-latitudes" if leg.latitudes else "") + (f"-{number}" if len(legs) > 1 else "")

@@ -79,3 +79,12 @@ def test_the_sentinel_runs_only_for_the_faults_a_leg_names(collected):
     assert sentinels and all("log-at-top" in item for item in sentinels)
     assert [i for i in everywhere if not i.startswith(SENTINEL)] == [i for i in once if not i.startswith(SENTINEL)]
     assert not [i for i in proof_items("--prove-faults", ",".join(proven), "--prove-sentinels", "") if i.startswith(SENTINEL)]
+
+
+def test_the_rest_leg_takes_only_the_faults_no_earlier_leg_observed():
+    other = Fault("log-at-top", "page.log-at-bottom", "puts the log at the top")
+    relay_only = Fault("title-set-late", "relay.two-tabs", "sets the title late", path="relay")
+    verdicts = [faults.Verdict(FAULT, "chromium", "caught", ""), faults.Verdict(other, "chromium", "not-observable", "")]
+    assert faults.unobserved([FAULT, other, relay_only], verdicts) == [other, relay_only]
+    missed = [faults.Verdict(FAULT, "chromium", "missed", "")]
+    assert faults.unobserved([FAULT], missed) == []  # a miss is a verdict: the proof fails, not the rest leg's job
