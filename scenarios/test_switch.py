@@ -103,7 +103,9 @@ def test_switching_off_leaves_a_running_call_to_finish_into_the_log(tool_page, c
     marker = "harness-ran-to-the-end"
     name, arguments = tools.of(tool).long_call(marker)
     agent = switch_on(tool_page, client)
-    tool_page.log.select_tab()  # a log in a tab is read with the tab selected, as a user reads it
+    # The ready read's row on screen first: a page that renders late would otherwise draw it after
+    # the count, and it would pass for the running call's row.
+    tool_page.log.wait_for_success_row(agent.reader)
     rows = tool_page.log.rows
     before = rows.count()
     agent.client.start(name, arguments)  # its answer is the browser's to drop once the tool is unregistered
