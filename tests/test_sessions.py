@@ -20,3 +20,10 @@ def test_each_value_gets_its_own_option():
                  ("--latitude", "late-ui"), ("--latitude", "dialog-div"), ("--fault", "log-kept-over-reload")]:
         assert pair in pairs
     assert "--results-json=r.json" in command and "--trace-failures" in command
+
+
+def test_failure_screenshots_are_left_to_the_harness():
+    # pytest-playwright's --screenshot shoots every page before it knows the outcome: 5 s lost on
+    # each background tab. The harness shoots a failed scenario's pages itself (--trace-failures).
+    command = scenarios_command(workers=2, rows=Path("r.json"), artifacts=Path("a"))
+    assert not [arg for arg in command if arg.startswith("--screenshot")]
