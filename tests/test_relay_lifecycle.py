@@ -160,7 +160,11 @@ def test_selftest_names_a_process_its_run_left_running():
     run_id = os.urandom(6).hex()
     left = subprocess.Popen(["sleep", "30"], env={**os.environ, "HARNESS_RUN_ID": run_id})
     try:
-        assert any(command.startswith("sleep 30") for command in processes_of_run(run_id))
+        # Until the child has exec'd, /proc shows the forking Python's command line: no event to wait on.
+        deadline = time.monotonic() + 5
+        while not any(command.startswith("sleep 30") for command in processes_of_run(run_id)):
+            assert time.monotonic() < deadline, f"sleep 30 never showed: {processes_of_run(run_id)}"
+            time.sleep(0.05)
         assert not nothing_left_running(run_id, grace=0.5)
     finally:
         left.kill()
