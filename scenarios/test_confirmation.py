@@ -105,7 +105,10 @@ def cancelled(tool_page: ToolPage, call) -> None:
 def arrived(client, op: contract.Operation) -> None:
     """A call that needs no confirmation answers only after the calls started before it have arrived."""
     read = contract.reader_of(op.tool)
-    assert client.call(read.name, read.example)["ok"] is True
+    reading = client.start(read.name, read.example)
+    # Bounded: a read that waits for the open dialog breaks confirm.queue, and would wait out its 50 s.
+    assert clients.decided_within(reading, limits.EXPECT_MS / 1000), f"{read.name} waited for the open dialog"
+    assert reading.result()["ok"] is True
 
 
 @pytest.fixture
@@ -473,7 +476,8 @@ def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, o
     queued = []
     for marker in ("二つ目", "三つ目"):
         queued.append(op_client.start(op.name, valid_input(op, op_client, marker=marker)))
-        arrived(op_client, op)
+        with check("confirm.queue"):
+            arrived(op_client, op)
     with check("confirm.queue"):
         expect(op_page.dialog.root).to_have_count(1)
         # Answer whichever dialog is shown: 「やめる」, then the action, then 「やめる」 — each once the
@@ -484,8 +488,12 @@ def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, o
             if answered_button is not None:
                 next_dialog_rendered(op_page, answered_button)
             button = op_page.dialog.cancel if answered == "cancel" else op_page.dialog.action(op.confirmation.action_label)
-            answered_button = button.element_handle()
+            answered_button = button.element_handle(timeout=limits.EXPECT_MS)
             button.click()
+            # The call whose turn it is must be the one answered; another call's dialog would leave
+            # it waiting out its 50 s.
+            assert clients.decided_within(pending, limits.EXPECT_MS / 1000), \
+                f"the dialog answered ({answered}) was not the one of the call whose turn it was"
             results.append(pending.result())
         expect(op_page.dialog.root).to_have_count(0)
         codes = [r.get("error", {}).get("code", "ok") for r in results]
