@@ -159,8 +159,8 @@ def test_confirming_operation_asks_before_running(op_page, op_client, op):
 
 
 @pytest.mark.rules("confirm.which")
-def test_other_operations_run_without_asking(open_tool, client_for, plain_op):
-    tool_page = open_tool(plain_op.tool)
+def test_other_operations_run_without_asking(tab_of, client_for, plain_op):
+    tool_page = tab_of(plain_op.tool)
     client = client_for(tool_page)
     turned_on(tool_page, client)
     args = valid_input(plain_op, client)
