@@ -88,6 +88,21 @@ SQL_RESULT = {
     "required": ["fields", "rows", "affectedRows", "totalRows", "truncated"],
 }
 
+# sql_run_query's failure (Design Doc SQL だけを動かすツールの操作): sqlState and position beside
+# error, never inside it; each one only where Postgres gave it.
+SQL_FAILURE = {
+    "type": "object",
+    "properties": {
+        "ok": {"const": False},
+        "error": {"type": "object", "properties": {"code": {"const": "failed"}, "message": {"type": "string"}},
+                  "required": ["code", "message"],
+                  "not": {"anyOf": [{"required": ["sqlState"]}, {"required": ["position"]}]}},
+        "sqlState": {"type": "string", "pattern": "^[0-9A-Z]{5}$"},
+        "position": {"type": "integer", "minimum": 1},
+    },
+    "required": ["ok", "error"],
+}
+
 
 def _ok(properties: dict[str, Any] | None = None) -> dict:
     props = {"ok": {"const": True}, **(properties or {})}

@@ -64,3 +64,42 @@ class HeldLoading:
             each(route)
         self.held.clear()
         self.tool_page.page.unroute(self.pattern, self._hold)
+
+
+class HeldRequests:
+    """Every request of an open page matching the URL glob `pattern`, held from now on until
+    `release()` or `fail()` (an engine a tool loads on its first use: the load in progress, or a
+    load that cannot finish)."""
+
+    def __init__(self, tool_page: ToolPage, pattern: str):
+        self.page = tool_page.page
+        self.pattern = pattern
+        self.held: list[Route] = []
+        self._failing = False
+        self.page.route(pattern, self._hold)
+
+    def _hold(self, route: Route) -> None:
+        if self._failing:
+            route.abort("failed")
+        else:
+            self.held.append(route)
+
+    def seen(self, within: float = HOLD_SEEN_WITHIN) -> bool:
+        """Whether the page asked for one of them within `within` seconds."""
+        deadline = time.monotonic() + within
+        while not self.held and time.monotonic() < deadline:
+            self.page.evaluate("0")  # route handlers run while Playwright is called
+        return bool(self.held)
+
+    def release(self) -> None:
+        for route in self.held:
+            route.continue_()
+        self.held.clear()
+        self.page.unroute(self.pattern, self._hold)
+
+    def fail(self) -> None:
+        """Fail what is held and whatever else the page asks for, until `release()`."""
+        self._failing = True
+        for route in self.held:
+            route.abort("failed")
+        self.held.clear()

@@ -47,6 +47,12 @@ HOOK_HELP = {
     "theme_picker": "a Playwright selector",
     "restart": "a Playwright selector",
     "excluded_directory": "a directory name",
+    "engine": "a URL glob of the requests that load the tool's engine (sql: PGlite's files)",
+    "input": "a Playwright selector",
+    "run": "a Playwright selector",
+    "running": "a Playwright selector",
+    "results": "a Playwright selector",
+    "reset_notice": "a Playwright selector",
 }
 # The hooks a tool section may give for what the spec leaves to the page: as its descriptor says.
 HOOKS = {hook: tuple(name for name, tool in tools.TOOLS.items() if hook in tool.hooks) for hook in HOOK_HELP}
@@ -71,6 +77,15 @@ class ToolPages:
     # node: one directory name of the saved-files rule's exclude list (that rule is the
     # playground's own, not the Design Doc's)
     excluded_directory: str | None = None
+    # sql: the requests that load PGlite (held to see calls during its load, aborted for a load
+    # that fails); the SQL input; the run button, and the same control while it shows a run; where
+    # the user's runs show their results; the notice that an AI operation reset the DB.
+    engine: str | None = None
+    input: str | None = None
+    run: str | None = None
+    running: str | None = None
+    results: str | None = None
+    reset_notice: str | None = None
 
 
 @dataclass(frozen=True)

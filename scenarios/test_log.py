@@ -18,6 +18,9 @@ from harness.checks import check
 from harness.pages import ToolPage, seconds_of_day
 from harness.tools import valid_input
 
+# A declined call needs an operation that asks (sql has none).
+ASKS = pytest.mark.tool(*tools.WITH_CONFIRMING)
+
 SUMMARY_CHARS = 80
 DETAIL_CHARS = 10_000
 DETAIL_MARGIN = 100  # an opened text may stop a little short of 10,000 (a cut line, a marker)
@@ -252,6 +255,7 @@ def test_row_shows_time_name_and_80_character_summaries(on, client):
             assert not problems, "\n".join(problems)
 
 
+@ASKS
 @pytest.mark.rules("log.badge")
 def test_badges_say_success_declined_and_failure_in_words(on, client):
     log = on.log
@@ -269,6 +273,7 @@ def test_badges_say_success_declined_and_failure_in_words(on, client):
         assert log.row(failed.row).badge == BADGES["failure"]
 
 
+@ASKS
 @pytest.mark.rules("log.decided-only")
 def test_waiting_call_has_no_row_until_decided(on, client):
     op = contract.confirming(on.tool)[0]
@@ -293,6 +298,7 @@ def test_waiting_call_has_no_row_until_decided(on, client):
         expect(rows.nth(added_row(before, row_texts(on)))).to_contain_text(name)
 
 
+@ASKS
 @pytest.mark.rules("log.order")
 def test_new_rows_are_added_at_the_bottom(on, client):
     read = contract.reader_of(on.tool)
@@ -358,6 +364,7 @@ def test_html_in_arguments_is_shown_as_text(on, client):
 # The store's capacity is the page's, whichever way 200 calls arrive: on a path that makes them
 # in seconds (through the relay they take a minute).
 @pytest.mark.needs(drivers.BULK_CALLS)
+@ASKS
 def test_keeps_the_last_200_calls(on, client, call_path):
     first = declined_call(on, client).name
     read = contract.reader_of(on.tool)

@@ -56,6 +56,9 @@ TOOLS: dict[str, Tool] = _load()
 NAMES: tuple[str, ...] = tuple(TOOLS)
 CANVAS: tuple[str, ...] = tuple(name for name, tool in TOOLS.items() if tool.canvas)
 WITH_LONG_CALLS: tuple[str, ...] = tuple(name for name, tool in TOOLS.items() if tool.long_call)
+# Tools with an operation that asks for confirmation (sql has none).
+WITH_CONFIRMING: tuple[str, ...] = tuple(name for name, tool in TOOLS.items()
+                                         if any(op.confirmation for op in tool.operations))
 
 
 def of(name: str) -> Tool:

@@ -1,0 +1,98 @@
+"""The sql page and the agent (Design Doc SQL だけを動かすツールの操作; ADR-0044 Decision 4): the
+input's SQL and the results table are the user's, the run button shows the agent's runs."""
+
+import pytest
+from playwright.sync_api import expect
+from sql_agent import part, run, text_of
+
+from harness import contract
+from harness.agent import Agent, assert_success
+from harness.checks import check
+from harness.loading import HeldLoading
+from harness.tools import of
+
+pytestmark = pytest.mark.tool("sql")
+
+
+@pytest.mark.rules("sql.not-ready")
+def test_both_operations_are_not_ready_until_the_project_and_saved_sql_are_read(target, open_tool, client_for):
+    """プロジェクトと、保存した SQL の、どちらかを読み終えていないときは、どちらの操作も not_ready を返す。"""
+    tool_page = open_tool("sql", navigate=False)
+    loading = HeldLoading(tool_page, target.hook("sql", "hold_loading"))
+    client = client_for(tool_page)
+    tool_page.turn_on()
+    client.wait_for_tools(contract.names_of("sql"))
+    agent = Agent(tool_page, client)
+    for op in contract.operations_of("sql"):
+        with check("sql.not-ready", subject=op.name):
+            agent.fails(op.name, dict(op.example), "not_ready")
+    loading.release()
+    loaded = client.call_when_ready("sql_read_query")
+    assert loaded["ok"] is True, f"sql did not become ready once its loading went on: {loaded}"
+
+
+@pytest.mark.rules("sql.read-current")
+def test_read_returns_what_the_input_holds_now(agent, tool_page, target, table):
+    """sql_read_query は、入力欄の今の SQL を返す(利用者が書き換えた直後でも)。"""
+    typed = f"select count(*) from {table}; -- harness"
+    part(tool_page, target, "input").fill(typed)
+    with check("sql.read-current"):
+        assert agent.read()["sql"] == typed
+
+
+@pytest.mark.rules("sql.input-untouched")
+def test_an_agents_run_leaves_the_input_as_it_was(agent, tool_page, target, table):
+    """どちらの操作も、入力欄の SQL を書き換えない。"""
+    sql_input = part(tool_page, target, "input")
+    typed = "select 'the user''s own query';"
+    sql_input.fill(typed)
+    result = run(agent, f"create table {table} (id integer); select 'harness-agent';")
+    assert_success("sql_run_query", result)
+    agent.read()
+    with check("sql.input-untouched"):
+        assert text_of(sql_input) == typed, f"the input now holds {text_of(sql_input)!r}"
+
+
+@pytest.mark.rules("sql.results-untouched")
+def test_an_agents_run_leaves_the_results_table_as_it_was(agent, tool_page, target):
+    """結果は操作の記録の欄にだけ出す。SQL の画面の結果の表は、変えない。"""
+    part(tool_page, target, "input").fill("select 'harness-user' as who;")
+    part(tool_page, target, "run").click()
+    results = part(tool_page, target, "results")
+    expect(results).to_contain_text("harness-user")
+    expect(part(tool_page, target, "running")).to_have_count(0)
+    shown = text_of(results)
+    result = run(agent, "select 'harness-agent' as who;")
+    assert_success("sql_run_query", result)
+    tool_page.log.wait_for_success_row("sql_run_query")  # the run is on screen where it belongs
+    with check("sql.results-untouched"):
+        expect(results).not_to_contain_text("harness-agent")
+        assert text_of(results) == shown, "the results table changed with the agent's run"
+
+
+@pytest.mark.rules("sql.run-button-busy")
+def test_the_run_button_shows_an_agents_run(agent, tool_page, target):
+    """エージェントの操作で実行している間は、画面の実行のボタンを、実行中の表示にする。"""
+    running = part(tool_page, target, "running")
+    expect(running).to_have_count(0)
+    name, arguments = of("sql").long_call("harness-running")
+    pending = agent.client.start(name, arguments)
+    with check("sql.run-button-busy"):
+        expect(running).to_be_visible()
+    assert_success(name, pending.result())
+    with check("sql.run-button-busy", subject="after the run"):
+        expect(running).to_have_count(0)
+
+
+@pytest.mark.rules("sql.busy")
+def test_a_call_during_the_users_button_run_is_not_ready(agent, tool_page, target):
+    """利用者がボタンで実行している間に来た sql_run_query には not_ready を返す。"""
+    part(tool_page, target, "input").fill("select pg_sleep(2), 'harness-user' as who;")
+    part(tool_page, target, "run").click()
+    running = part(tool_page, target, "running")
+    expect(running).to_be_visible()
+    pending = agent.client.start("sql_run_query", {"sql": "select 'harness-agent'"})
+    with check("sql.busy"):
+        result = pending.result()
+        assert result.get("ok") is False and result["error"]["code"] == "not_ready", result
+    expect(running).to_have_count(0)
