@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from harness import contract, drivers
 from harness.clients import PendingCall, parse_result, start_and_see
+from harness.clock import T0, at
 from harness.pages import ToolPage
 
 
@@ -97,3 +98,10 @@ def switch_on(tool_page: ToolPage, client) -> Agent:
     loaded = client.call_when_ready(contract.reader_of(tool_page.tool).name)
     assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
     return Agent(tool_page, client)
+
+
+def clocked_switch_on(context, open_tool, client_for, tool: str) -> Agent:
+    """An agent on a new `tool` page on Playwright's clock, installed (at T0) before the page opens."""
+    context.clock.install(time=at(T0))
+    tool_page = open_tool(tool)
+    return switch_on(tool_page, client_for(tool_page))

@@ -7,8 +7,7 @@ import secrets
 
 import pytest
 
-from harness.agent import Agent, switch_on
-from harness.clock import T0, at
+from harness.agent import Agent, clocked_switch_on, switch_on
 
 
 @pytest.fixture
@@ -18,10 +17,7 @@ def agent(tool_page, client) -> Agent:
 
 @pytest.fixture
 def clocked_agent(context, open_tool, client_for) -> Agent:
-    """An agent on a node page on Playwright's clock, installed (at T0) before the page opens."""
-    context.clock.install(time=at(T0))
-    tool_page = open_tool("node")
-    return switch_on(tool_page, client_for(tool_page))
+    return clocked_switch_on(context, open_tool, client_for, "node")
 
 
 @pytest.fixture

@@ -7,12 +7,17 @@ import secrets
 
 import pytest
 
-from harness.agent import Agent, switch_on
+from harness.agent import Agent, clocked_switch_on, switch_on
 
 
 @pytest.fixture
 def agent(tool_page, client) -> Agent:
     return switch_on(tool_page, client)
+
+
+@pytest.fixture
+def clocked_agent(context, open_tool, client_for) -> Agent:
+    return clocked_switch_on(context, open_tool, client_for, "sql")
 
 
 @pytest.fixture
