@@ -11,6 +11,9 @@
 - a scenario's tab: a warm tab (harness/warm_tabs.py) against a new browser context, each until
   the tool's read answers after the switch is turned on (target: 0.5×);
 - the main job's wall time against its runs' tool pages' ready times in new contexts, on two workers;
+- the sql page: until its read answers in a new context, and its first `select 1` (PGlite loaded on it)
+  and later ones through the in-page client, against PGlite's own start and query in a worker of the same
+  page (the reference's db.worker.js, given the files' bytes);
 - xdist: the log's and the storage's scenarios on two workers against one (target: 1.6× faster);
 - where a main job's worker time went (from its results.json, by default the test command's
   verification/selftest/results.json; `--results FILE` for another): the share of set-up and
@@ -163,6 +166,66 @@ def tab_setup(rounds: int = 4) -> list[tuple[str, float, float]]:
     return measured
 
 
+# PGlite's own start (from the bytes of its files, fetched first) and a `select 1` round trip, in
+# the reference's worker: what the sql page's load and calls cost at the least.
+RAW_PGLITE = """async () => {
+  const files = ["pglite.wasm", "initdb.wasm", "pglite.data", "seed.tgz"];
+  const [pgliteWasm, initdbWasm, data, seed] = await Promise.all(
+    files.map(async (file) => (await fetch(`/sql/pglite/${file}`)).arrayBuffer()));
+  const worker = new Worker("/sql/db.worker.js", { type: "module" });
+  const reply = () => new Promise((resolve) => (worker.onmessage = ({ data }) => resolve(data)));
+  let began = performance.now();
+  worker.postMessage({ start: { pgliteWasm, initdbWasm, data, seed } });
+  await reply();
+  const start = performance.now() - began;
+  const queries = [];
+  for (let id = 0; id < 21; id++) {
+    began = performance.now();
+    worker.postMessage({ id, sql: "select 1" });
+    await reply();
+    queries.push(performance.now() - began);
+  }
+  worker.terminate();
+  queries.sort((a, b) => a - b);
+  return { start: start / 1000, query: queries[10] / 1000 };
+}"""
+
+
+def sql_against_pglite(calls: int = 20) -> dict[str, float]:
+    """Seconds: the sql page until its read answers (new context), its first select 1 and the
+    median later one through the in-page client, and PGlite's own start and select 1."""
+    from playwright.sync_api import sync_playwright
+
+    from harness.browsers import CONFIGS, resolve
+    from harness.clients import InPageClient
+    from harness.pages import new_tool_page
+    from harness.server import FixtureServer, ReferenceConfig
+    from harness.targets import load_profile, served_at
+
+    with FixtureServer(ReferenceConfig(relay_port=9)) as server, sync_playwright() as playwright:
+        target = served_at(load_profile("reference"), server.origin, 9)
+        config = CONFIGS["chromium"]
+        browser = playwright.chromium.launch(executable_path=resolve(config, playwright.chromium.executable_path).executable_path,
+                                             args=config.launch_args())
+        context = browser.new_context()
+        began = time.perf_counter()
+        tool_page = new_tool_page(context, target, "sql", target.page_url("sql"))
+        tool_page.goto(tool_page.url)
+        tool_page.turn_on()
+        client = InPageClient(tool_page)
+        client.wait_for_tools({"sql_read_query", "sql_run_query"})
+        client.call_when_ready("sql_read_query")
+        ready = time.perf_counter() - began
+        began = time.perf_counter()
+        assert client.call("sql_run_query", {"sql": "select 1"})["ok"] is True
+        first = time.perf_counter() - began
+        later = median_seconds(lambda: client.call("sql_run_query", {"sql": "select 1"}), calls)
+        raw = tool_page.page.evaluate(RAW_PGLITE)
+        context.close()
+        browser.close()
+    return {"ready": ready, "first": first, "later": later, "pglite_start": raw["start"], "pglite_query": raw["query"]}
+
+
 SPEEDUP_SCENARIOS = ["scenarios/test_log.py", "scenarios/test_storage.py"]
 
 
@@ -243,6 +306,12 @@ def main() -> None:
         ratio = warm / fresh
         print(f"{tool} tab until its read answers: warm {warm:.2f} s / new context {fresh:.2f} s = {ratio:.2f}× "
               f"/ 0.5× target = {ratio / 0.5:.2f}")
+    sql = sql_against_pglite()
+    print(f"sql page until its read answers (new context): {sql['ready']:.2f} s")
+    print(f"sql's first select 1 (PGlite loaded on it): {sql['first']:.2f} s against PGlite's own start "
+          f"{sql['pglite_start']:.2f} s = {sql['first'] / sql['pglite_start']:.2f}×")
+    print(f"select 1 through the in-page client: {sql['later'] * 1000:.1f} ms against PGlite's own "
+          f"{sql['pglite_query'] * 1000:.1f} ms = {sql['later'] / sql['pglite_query']:.2f}×")
     runs, one, two = workers_speedup()
     print(f"{runs} scenario runs on -n 2 against -n 1: {one:.1f} s / {two:.1f} s = {one / two:.2f}× faster "
           f"/ 1.6× target = {1.6 / (one / two):.2f}")
