@@ -75,10 +75,6 @@ def _rules(args: argparse.Namespace) -> int:
     for rule in RULES:
         scenarios = sorted({node.split("[")[0] for node in by_rule.get(rule.id, [])})
         print(f"{rule.id}  ({rule.source} {rule.section})\n  {rule.text}\n  scenarios: {', '.join(scenarios) or '—'}")
-    print("waiting for their tools (the reference has no sql or go operations yet):")
-    for row in spec_index.coverage(by_rule):
-        if row.reasons.get("node-sql-go"):
-            print(f"  {row.source} {row.section}: {row.reasons['node-sql-go']} of {row.units} units")
     return 0
 
 

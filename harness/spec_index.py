@@ -32,8 +32,6 @@ REASONS = {
     "needs-real-agent": "about the agent's side (a real AI agent, its SDK's waiting): not observable from the page",
     "deployment": "how the site is built, pinned and served, not how a page behaves",
     "record": "the ADR's record of its decision: context, measurements, options, consequences",
-    "node-sql-go": "about the go tool (or go with others), even where a general rule would state it: waits for "
-                   "that tool (the reference has a page shell for go only)",
     "not-yet": "checkable end to end, but no rule in harness/rules.py states it yet",
 }
 

@@ -47,12 +47,17 @@ HOOK_HELP = {
     "theme_picker": "a Playwright selector",
     "restart": "a Playwright selector",
     "excluded_directory": "a directory name",
-    "engine": "a URL glob of the requests that load the tool's engine (sql: PGlite's files)",
+    "engine": "a URL glob of the requests that load the tool's engine (sql: PGlite's files; go: Yaegi's WASM)",
     "input": "a Playwright selector",
     "run": "a Playwright selector",
     "running": "a Playwright selector",
     "results": "a Playwright selector",
     "reset_notice": "a Playwright selector",
+    "editor": "a Playwright selector",
+    "binary_file": "a path of the project",
+    "test": "a Playwright selector",
+    "test_running": "a Playwright selector",
+    "output": "a Playwright selector",
 }
 # The hooks a tool section may give for what the spec leaves to the page: as its descriptor says.
 HOOKS = {hook: tuple(name for name, tool in tools.TOOLS.items() if hook in tool.hooks) for hook in HOOK_HELP}
@@ -86,6 +91,13 @@ class ToolPages:
     running: str | None = None
     results: str | None = None
     reset_notice: str | None = None
+    # go: the editor showing the open file; the test button, and the same while it shows a run; the
+    # output pane (`run` and `running` are the run button's, as for sql).
+    editor: str | None = None
+    binary_file: str | None = None  # go: a file of the project that is not UTF-8 text
+    test: str | None = None
+    test_running: str | None = None
+    output: str | None = None
 
 
 @dataclass(frozen=True)

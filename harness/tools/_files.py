@@ -10,11 +10,14 @@ MISSING = "no-such-file-harness.txt"
 
 
 def valid_input(op: contract.Operation, client, marker: str) -> dict | None:
-    """Reading and deleting take a file the project has (the first one listed)."""
+    """Reading and deleting take a file the project has (the first one listed; for a read, the first
+    one that reads as text: a project may hold files that are not)."""
     if op.name.endswith(("_read_file", "_delete_file")):
         listed = client.call(f"{op.tool}_list_files", {})
         files = [entry["path"] for entry in listed.get("entries", []) if entry["kind"] == "file"]
-        assert files, f"{op.tool}: no file to {op.name.rsplit('_', 2)[1]} in {listed}"
+        if op.name.endswith("_read_file"):
+            files = [next((path for path in files if client.call(op.name, {"path": path}).get("ok")), None)]
+        assert files and files[0], f"{op.tool}: no file to {op.name.rsplit('_', 2)[1]} in {listed}"
         return {"path": files[0]}
     return None
 
