@@ -18,7 +18,7 @@ MAX_OUTPUT = 100_000
 SLEEPY = 'time.Sleep(2 * time.Second)\nfmt.Println("harness-slept")'
 
 
-def test_file(package: str, *tests: tuple[str, bool]) -> str:
+def go_test_file(package: str, *tests: tuple[str, bool]) -> str:
     """A _test.go file of `package` with tests that pass or fail."""
     fails = 't.Fatal("harness-failed")'
     bodies = "".join(f"\nfunc {name}(t *testing.T) {{\n\t{'' if passes else fails}\n}}\n" for name, passes in tests)
@@ -41,8 +41,8 @@ def test_run_runs_the_root_main_package_as_it_is_now(agent, folder):
 @pytest.mark.rules("go.test-all-packages", "go.exit-codes")
 def test_test_runs_every_packages_tests_and_returns_their_output_as_is(agent, folder):
     """go_test は全ての package のテストを実行し、出力をそのまま返す。テストの失敗は ok を true、exitCode を 1 にする。"""
-    write(agent, f"{folder}/calc/calc_test.go", test_file("calc", ("TestHarnessAdd", True), ("TestHarnessSub", False)))
-    write(agent, f"{folder}/more/more_test.go", test_file("more", ("TestHarnessMore", True)))
+    write(agent, f"{folder}/calc/calc_test.go", go_test_file("calc", ("TestHarnessAdd", True), ("TestHarnessSub", False)))
+    write(agent, f"{folder}/more/more_test.go", go_test_file("more", ("TestHarnessMore", True)))
     result = run(agent, "go_test")
     output = result.get("output", "")
     with check("go.test-all-packages"):
