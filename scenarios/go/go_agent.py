@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator
 
+from harness import contract
 from harness.agent import Agent, assert_success
 from harness.pages import ToolPage
 from harness.targets import Target
@@ -50,3 +51,11 @@ def text_of(locator: Locator) -> str:
 
 def is_field(locator: Locator) -> bool:
     return locator.evaluate("e => 'value' in e && typeof e.value === 'string'")
+
+
+def reloaded(agent: Agent) -> None:
+    """The page loaded again: the switch stays on (its stored state), the operations are registered
+    anew and the project read (from what was saved)."""
+    agent.tool_page.page.reload()
+    agent.client.wait_for_tools(contract.names_of("go"))
+    agent.client.call_when_ready("go_list_files")

@@ -2,7 +2,7 @@
 that may be empty, no exclude rule, and the editor and IndexedDB updated as by the user."""
 
 import pytest
-from go_agent import is_field, text_of, write
+from go_agent import is_field, reloaded, text_of, write
 from playwright.sync_api import expect
 
 from harness import contract, drivers
@@ -55,8 +55,7 @@ def test_an_emptied_directory_is_listed_and_kept(agent, tool_page, folder):
     assert_success("go_delete_file", deleted)
     with check("go.list-empty-directories", subject="after the delete"):
         assert listed(agent, folder) == {f"{folder}/empty": "directory"}
-    tool_page.page.reload()
-    agent.client.call_when_ready("go_list_files")
+    reloaded(agent)
     with check("go.list-empty-directories", subject="after a reload"):
         assert listed(agent, folder) == {f"{folder}/empty": "directory"}
 
@@ -67,12 +66,14 @@ def test_list_stops_at_1000_entries_with_truncated(agent, folder):
     """go_list_files は 1,000 件までにし、切り詰めたときは truncated を true にする。"""
     for index in range(MAX_ENTRIES):
         write(agent, f"{folder}/f{index}.txt", "x")
-    exactly = agent.ok("go_list_files", {"path": folder})
+    exactly = agent.client.call("go_list_files", {"path": folder})
     with check("go.list-truncated", subject="1,000"):
+        assert_success("go_list_files", exactly)
         assert (len(exactly["entries"]), exactly["truncated"]) == (MAX_ENTRIES, False)
     write(agent, f"{folder}/one-more.txt", "x")
-    over = agent.ok("go_list_files", {"path": folder})
+    over = agent.client.call("go_list_files", {"path": folder})
     with check("go.list-truncated", subject="1,001"):
+        assert_success("go_list_files", over)  # its shape allows 1,000 entries at most
         assert (len(over["entries"]), over["truncated"]) == (MAX_ENTRIES, True), \
             {"entries": len(over["entries"]), "truncated": over["truncated"]}
 
@@ -120,13 +121,13 @@ def test_write_creates_parents_and_overwrites(agent, folder):
 def test_write_never_asks(agent, tool_page, folder):
     """go_write_file は、上書きの前に確認を出さない。"""
     path = f"{folder}/asked.txt"
-    write(agent, path, "first")
-    pending, asked = start_and_see(tool_page, agent.client, "go_write_file", {"path": path, "contents": "second"})
-    if asked:
-        tool_page.dialog.cancel.click()
-    with check("go.write-no-confirm"):
-        assert not asked, "go_write_file asked before overwriting"
-        assert_success("go_write_file", pending.result())
+    for contents, subject in (("first", "new file"), ("second", "overwrite")):
+        pending, asked = start_and_see(tool_page, agent.client, "go_write_file", {"path": path, "contents": contents})
+        if asked:
+            tool_page.dialog.cancel.click()
+        with check("go.write-no-confirm", subject=subject):
+            assert not asked, f"go_write_file asked ({subject})"
+            assert_success("go_write_file", pending.result())
 
 
 @pytest.mark.rules("go.delete-files-only")
@@ -169,7 +170,6 @@ def test_an_agents_write_shows_in_the_editor_and_is_saved(agent, tool_page, targ
             expect(editor).to_have_value(contents)
         else:  # an editor of its own markup (CodeMirror, Monaco) shows the text as its lines
             expect(editor).to_contain_text("// harness: written by the agent")
-    tool_page.page.reload()
-    agent.client.call_when_ready("go_list_files")
+    reloaded(agent)
     with check("go.editor-saved", subject="saved"):
         assert agent.ok("go_read_file", {"path": open_file})["contents"] == contents, "the write was not saved"
