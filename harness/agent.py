@@ -10,7 +10,8 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from harness import contract, drivers
-from harness.clients import PendingCall, parse_result, start_and_see
+from harness.checks import check
+from harness.clients import PendingCall, decided_within, parse_result, start_and_see
 from harness.clock import T0, at
 from harness.pages import ToolPage
 
@@ -105,3 +106,28 @@ def clocked_switch_on(context, open_tool, client_for, tool: str) -> Agent:
     context.clock.install(time=at(T0))
     tool_page = open_tool(tool)
     return switch_on(tool_page, client_for(tool_page))
+
+
+def every_operation_is_not_ready(tool_page: ToolPage, client, rule: str, arguments=lambda op: dict(op.example)) -> None:
+    """Turn the switch on and call each of the tool's operations (with `arguments(op)`): each one
+    must answer not_ready, a check of `rule`."""
+    tool_page.turn_on()
+    client.wait_for_tools(contract.names_of(tool_page.tool))
+    agent = Agent(tool_page, client)
+    for op in contract.operations_of(tool_page.tool):
+        with check(rule, subject=op.name):
+            agent.fails(op.name, arguments(op), "not_ready")
+
+
+def times_out_at_30_seconds(context, call: PendingCall, rule: str) -> None:
+    """A call without timeoutMs, arrived on a page on Playwright's clock: undecided for 29 s, a
+    timeout once 31 s have passed (the default limit of 30,000 ms), checks of `rule`."""
+    context.clock.run_for(29_000)
+    with check(rule, subject="before 30 s"):
+        assert not call.done(), f"the call ended before 30 s: {call.result()}"
+    context.clock.run_for(2_000)
+    with check(rule, subject="after 30 s"):
+        # The page's clock runs on in real time: a few seconds more is still far from a longer limit.
+        assert decided_within(call, 5), "the call was not decided 31 s after it arrived"
+        result = call.result()
+        assert result.get("ok") is False and result["error"]["code"] == "timeout", result

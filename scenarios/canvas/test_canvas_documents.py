@@ -7,7 +7,7 @@ from canvas_agent import assert_is_open_document, schema_valid_input
 
 from harness import contract, tools
 from harness.checks import check
-from harness.agent import Agent, assert_success
+from harness.agent import assert_success, every_operation_is_not_ready
 from harness.loading import HeldLoading
 
 CANVAS = pytest.mark.tool(*tools.CANVAS)
@@ -40,15 +40,9 @@ def test_two_tabs_each_report_their_own_document(target, open_tool, make_agent, 
         assert documents[0]["id"] != documents[1]["id"], f"two documents share an id: {documents}"
 
 
-def every_operation_is_not_ready(tool_page, client, tool):
-    """Turn the switch on and call each operation with an input its schema accepts."""
-    tool_page.turn_on()
-    client.wait_for_tools(contract.names_of(tool))
-    agent = Agent(tool_page, client)
-    for op in contract.operations_of(tool):
-        arguments = schema_valid_input(client, op)
-        with check("canvas.not-ready", subject=op.name):
-            agent.fails(op.name, arguments, "not_ready")
+def canvas_operations_are_not_ready(tool_page, client):
+    """Each operation called with an input its schema accepts."""
+    every_operation_is_not_ready(tool_page, client, "canvas.not-ready", lambda op: schema_valid_input(client, op))
 
 
 @CANVAS
@@ -56,7 +50,7 @@ def every_operation_is_not_ready(tool_page, client, tool):
 def test_every_operation_is_not_ready_without_an_open_document(open_tool, client_for, tool):
     """開いている図かスライドが無いときは、not_ready を返す。"""
     tool_page = open_tool(tool, "empty_page")
-    every_operation_is_not_ready(tool_page, client_for(tool_page), tool)
+    canvas_operations_are_not_ready(tool_page, client_for(tool_page))
 
 
 @CANVAS
@@ -67,7 +61,7 @@ def test_every_operation_is_not_ready_while_the_tool_loads(target, open_tool, cl
     tool_page = open_tool(tool, navigate=False)
     loading = HeldLoading(tool_page, how)
     client = client_for(tool_page)
-    every_operation_is_not_ready(tool_page, client, tool)
+    canvas_operations_are_not_ready(tool_page, client)
     loading.release()
     loaded = client.call_when_ready(contract.reader_of(tool).name)
     assert loaded["ok"] is True, f"{tool} did not become ready once loading went on: {loaded}"

@@ -4,8 +4,8 @@ the bottom pane's tab 「AI からの操作」 (操作の記録の欄, 許可の
 import pytest
 from playwright.sync_api import expect
 
-from harness import contract, drivers
-from harness.agent import Agent, assert_success, switch_on
+from harness import drivers
+from harness.agent import assert_success, every_operation_is_not_ready, switch_on
 from harness.checks import check
 from harness.loading import HeldLoading
 from harness.pages import SEVEN_DAYS_MS, SWITCH_LABEL
@@ -15,22 +15,13 @@ pytestmark = pytest.mark.tool("node")
 BOTTOM_TABS = ("端末", "コンソール", "HTTP")
 
 
-def every_operation_is_not_ready(tool_page, client) -> None:
-    tool_page.turn_on()
-    client.wait_for_tools(contract.names_of("node"))
-    agent = Agent(tool_page, client)
-    for op in contract.operations_of("node"):
-        with check("node.not-ready", subject=op.name):
-            agent.fails(op.name, dict(op.example), "not_ready")
-
-
 @pytest.mark.rules("node.not-ready")
 def test_every_operation_is_not_ready_before_the_runtime_boots(target, open_tool, client_for):
     """実行環境が起動していないときは、どの操作も not_ready を返す。"""
     tool_page = open_tool("node", navigate=False)
     loading = HeldLoading(tool_page, target.hook("node", "hold_loading"))
     client = client_for(tool_page)
-    every_operation_is_not_ready(tool_page, client)
+    every_operation_is_not_ready(tool_page, client, "node.not-ready")
     loading.release()
     loaded = client.call_when_ready("node_list_files")
     assert loaded["ok"] is True, f"node did not become ready once its loading went on: {loaded}"
@@ -42,7 +33,7 @@ def test_every_operation_is_not_ready_after_a_failed_boot(target, open_tool, cli
     tool_page = open_tool("node", navigate=False)
     loading = HeldLoading(tool_page, target.hook("node", "hold_loading"))
     loading.fail()
-    every_operation_is_not_ready(tool_page, client_for(tool_page))
+    every_operation_is_not_ready(tool_page, client_for(tool_page), "node.not-ready")
 
 
 @pytest.mark.rules("node.restart")

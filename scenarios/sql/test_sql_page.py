@@ -5,8 +5,7 @@ import pytest
 from playwright.sync_api import expect
 from sql_agent import part, run, text_of
 
-from harness import contract
-from harness.agent import Agent, assert_success
+from harness.agent import assert_success, every_operation_is_not_ready
 from harness.checks import check
 from harness.loading import HeldLoading
 from harness.tools import of
@@ -20,12 +19,7 @@ def test_both_operations_are_not_ready_until_the_project_and_saved_sql_are_read(
     tool_page = open_tool("sql", navigate=False)
     loading = HeldLoading(tool_page, target.hook("sql", "hold_loading"))
     client = client_for(tool_page)
-    tool_page.turn_on()
-    client.wait_for_tools(contract.names_of("sql"))
-    agent = Agent(tool_page, client)
-    for op in contract.operations_of("sql"):
-        with check("sql.not-ready", subject=op.name):
-            agent.fails(op.name, dict(op.example), "not_ready")
+    every_operation_is_not_ready(tool_page, client, "sql.not-ready")
     loading.release()
     loaded = client.call_when_ready("sql_read_query")
     assert loaded["ok"] is True, f"sql did not become ready once its loading went on: {loaded}"
