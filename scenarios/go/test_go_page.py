@@ -3,9 +3,7 @@ project and the saved files are read."""
 
 import pytest
 
-from harness import contract
-from harness.agent import Agent
-from harness.checks import check
+from harness.agent import every_operation_is_not_ready
 from harness.loading import HeldLoading
 
 pytestmark = pytest.mark.tool("go")
@@ -17,12 +15,7 @@ def test_every_operation_is_not_ready_until_the_project_and_saved_files_are_read
     tool_page = open_tool("go", navigate=False)
     loading = HeldLoading(tool_page, target.hook("go", "hold_loading"))
     client = client_for(tool_page)
-    tool_page.turn_on()
-    client.wait_for_tools(contract.names_of("go"))
-    agent = Agent(tool_page, client)
-    for op in contract.operations_of("go"):
-        with check("go.not-ready", subject=op.name):
-            agent.fails(op.name, dict(op.example), "not_ready")
+    every_operation_is_not_ready(tool_page, client, "go.not-ready")
     loading.release()
     loaded = client.call_when_ready("go_list_files")
     assert loaded["ok"] is True, f"go did not become ready once its loading went on: {loaded}"

@@ -8,9 +8,8 @@ from go_agent import MAIN, part, program, ran, run, text_of, write, write_main
 from playwright.sync_api import expect
 
 from harness import drivers
-from harness.agent import assert_success
+from harness.agent import assert_success, times_out_at_30_seconds
 from harness.checks import check
-from harness.clients import decided_within
 
 pytestmark = pytest.mark.tool("go")
 
@@ -147,14 +146,7 @@ def test_without_timeout_ms_the_limit_is_30_seconds(context, clocked_agent):
     write_main(clocked_agent, "for {\n}")
     call = clocked_agent.client.start("go_run", {})
     clocked_agent.client.call("go_list_files", {})  # answered only once the run before it has arrived
-    context.clock.run_for(29_000)
-    with check("go.timeout", subject="before 30 s"):
-        assert not call.done(), f"the call ended before 30 s: {call.result()}"
-    context.clock.run_for(2_000)
-    with check("go.timeout", subject="after 30 s"):
-        assert decided_within(call, 5), "the call was not decided 31 s after it arrived"
-        result = call.result()
-        assert result.get("ok") is False and result["error"]["code"] == "timeout", result
+    times_out_at_30_seconds(context, call, "go.timeout")
 
 
 @pytest.mark.rules("go.output-tail")
