@@ -55,6 +55,8 @@ def test_two_tabs_are_told_apart(target, open_tool, client_for, tool, call_path)
         client.wait_for_tools(contract.names_of(tool))
     opened = []  # (the read's document, the profile's page it is of)
     for tool_page, client, which in zip((first, second), clients, ("page", "other_page")):
+        # Each tab's title once its document is open (a title set late is the rule broken).
+        expect(tool_page.page).to_have_title(re.compile(re.escape(target.document(tool, which).name)))
         info = next(i for i in client.tools() if i.name == read.name)
         suffix = "_" + tool_page.relay_tab_id[:4]
         with check("relay.two-tabs"):
