@@ -27,6 +27,7 @@ RELAY_TOOLS_LISTED = 60 * SCALE  # relay: the widget finds its relay and the tab
 RELAY_FIRST_CONNECT = 15 * SCALE  # relay: after this with nothing of a tab listed, its widget is restarted
 RELAY_TOOLS_REMOVED = 15 * SCALE  # relay: a tab's operations leave the list
 TOOL_READY = 30 * SCALE  # a tool page finishes loading (its operations stop answering not_ready)
+ANSWERED_AT_ONCE = 10 * SCALE  # a call the page must answer while something it waits for is held (a load, a dialog)
 CALL_RESULT = 60 * SCALE  # an operation answers (writing a 1 MB deck renders it: tens of seconds on a busy machine)
 RELAY_START = 30 * SCALE  # the relay CLI starts and answers its server-hello
 PAGE_SETTLED = 20 * SCALE  # no HTTP request in flight

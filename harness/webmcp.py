@@ -43,7 +43,9 @@ class WebMCPCall:
         self._task = page._loop.create_task(webmcp.call_tool(name, arguments, limits.CALL_RESULT * 1000))
 
     def done(self) -> bool:
-        self.client.tool_page.page._sync(asyncio.sleep(0))
+        # A round trip lets Playwright's loop take in everything the browser sent before it; one
+        # step of the loop may leave the answer queued behind the page's console and network events.
+        self.client.tool_page.page.evaluate("0")
         return self._task.done()
 
     def result(self, timeout: float = limits.CALL_RESULT) -> dict:

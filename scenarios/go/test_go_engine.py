@@ -4,6 +4,7 @@ Yaegi on its first run and the profile names its files (`engine`)."""
 
 import pytest
 
+from harness import limits
 from harness.agent import assert_success
 from harness.checks import check
 from harness.clients import decided_within
@@ -47,7 +48,7 @@ def test_a_call_during_the_load_is_not_ready(agent, target):
     held, first = engine_held(agent, target)
     during = agent.client.start("go_test", {})
     with check("go.busy", subject="during the load"):
-        assert decided_within(during, 5), "the call made during the load waited for it"
+        assert decided_within(during, limits.ANSWERED_AT_ONCE), "the call made during the load waited for it"
         result = during.result()
         assert result.get("ok") is False and result["error"]["code"] == "not_ready", result
     held.release()

@@ -4,6 +4,7 @@ page loads PGlite on its first run and the profile names its files (`engine`).""
 
 import pytest
 
+from harness import limits
 from harness.agent import assert_success
 from harness.checks import check
 from harness.clients import decided_within
@@ -42,7 +43,7 @@ def test_a_call_during_the_load_is_not_ready(agent, target):
     during = agent.client.start("sql_run_query", {"sql": "select 'harness-during-load'"})
     with check("sql.busy", subject="during the load"):
         # Decided while the load is still held: a call that waits for the load is not not_ready.
-        assert decided_within(during, 5), "the call made during the load waited for it"
+        assert decided_within(during, limits.ANSWERED_AT_ONCE), "the call made during the load waited for it"
         result = during.result()
         assert result.get("ok") is False and result["error"]["code"] == "not_ready", result
     held.release()
