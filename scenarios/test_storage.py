@@ -50,21 +50,21 @@ def test_stored_on_registers_on_open_without_extending(clocked, open_tool, tool)
             f"{tool_page.storage.key} holds {stored}; opening the page must keep enabledUntil {until}")
 
 
+# Each from the page's clock (now, in ms): a warm tab of the page, on real time.
 INVALID_VALUES = {
-    "not-json": "{v:1",
-    "wrong-version": json.dumps({"v": 2, "enabledUntil": T0 + 10**9, "skipConfirmUntil": None}),
-    "until-not-a-number": json.dumps({"v": 1, "enabledUntil": "tomorrow", "skipConfirmUntil": None}),
-    "skip-not-number-or-null": json.dumps({"v": 1, "enabledUntil": T0 + 10**9, "skipConfirmUntil": "x"}),
-    "not-an-object": "[1]",
-    "expired": json.dumps({"v": 1, "enabledUntil": T0 - 1, "skipConfirmUntil": None}),
+    "not-json": lambda now: "{v:1",
+    "wrong-version": lambda now: json.dumps({"v": 2, "enabledUntil": now + 10**9, "skipConfirmUntil": None}),
+    "until-not-a-number": lambda now: json.dumps({"v": 1, "enabledUntil": "tomorrow", "skipConfirmUntil": None}),
+    "skip-not-number-or-null": lambda now: json.dumps({"v": 1, "enabledUntil": now + 10**9, "skipConfirmUntil": "x"}),
+    "not-an-object": lambda now: "[1]",
+    "expired": lambda now: json.dumps({"v": 1, "enabledUntil": now - 1, "skipConfirmUntil": None}),
 }
 
 
 @pytest.mark.rules("storage.invalid-removed")
 @pytest.mark.parametrize("value", INVALID_VALUES.values(), ids=INVALID_VALUES.keys())
-def test_invalid_or_expired_value_is_off_and_removed(clocked, open_tool, tool, value):
-    tool_page = open_tool(tool)
-    tool_page.storage.write_raw(value)
+def test_invalid_or_expired_value_is_off_and_removed(tool_page, value):
+    tool_page.storage.write_raw(value(tool_page.storage.now()))
     tool_page.page.reload()
     with check("storage.invalid-removed"):
         expect(tool_page.switch).not_to_be_checked()
@@ -73,8 +73,7 @@ def test_invalid_or_expired_value_is_off_and_removed(clocked, open_tool, tool, v
 
 
 @pytest.mark.rules("storage.off-removes")
-def test_turning_off_removes_the_key(open_tool, tool):
-    tool_page = open_tool(tool)
+def test_turning_off_removes_the_key(tool_page):
     tool_page.turn_on()
     assert tool_page.storage.read() is not None
     tool_page.turn_off()
