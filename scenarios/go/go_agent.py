@@ -17,6 +17,17 @@ def write(agent: Agent, path: str, contents: str) -> None:
     assert_success("go_write_file", agent.client.call("go_write_file", {"path": path, "contents": contents}))
 
 
+def write_all(agent: Agent, files: dict[str, str], at_once: int = 20) -> None:
+    """Many files, `at_once` calls in flight at a time: an agent may send calls without waiting for
+    each answer, and a page answers every write whatever else is in flight."""
+    paths = list(files)
+    for start in range(0, len(paths), at_once):
+        pending = [(path, agent.client.start("go_write_file", {"path": path, "contents": files[path]}))
+                   for path in paths[start:start + at_once]]
+        for path, call in pending:
+            assert_success("go_write_file", call.result())
+
+
 def program(body: str, *imports: str) -> str:
     """A main package of `body` in func main, importing `imports`."""
     imported = "".join(f'import "{name}"\n' for name in imports)

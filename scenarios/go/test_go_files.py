@@ -2,7 +2,7 @@
 that may be empty, no exclude rule, and the editor and IndexedDB updated as by the user."""
 
 import pytest
-from go_agent import is_field, reloaded, text_of, write
+from go_agent import is_field, reloaded, text_of, write, write_all
 from playwright.sync_api import expect
 
 from harness import contract, drivers
@@ -64,8 +64,7 @@ def test_an_emptied_directory_is_listed_and_kept(agent, tool_page, folder):
 @pytest.mark.needs(drivers.BULK_CALLS)
 def test_list_stops_at_1000_entries_with_truncated(agent, folder):
     """go_list_files は 1,000 件までにし、切り詰めたときは truncated を true にする。"""
-    for index in range(MAX_ENTRIES):
-        write(agent, f"{folder}/f{index}.txt", "x")
+    write_all(agent, {f"{folder}/f{index}.txt": "x" for index in range(MAX_ENTRIES)})
     exactly = agent.client.call("go_list_files", {"path": folder})
     with check("go.list-truncated", subject="1,000"):
         assert_success("go_list_files", exactly)
