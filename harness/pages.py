@@ -111,6 +111,22 @@ class ToolPage:
                 pending = sorted(request.url for request in self.in_flight)[:5]
                 raise HarnessError(f"{self.page.url} did not settle in {timeout_ms / 1000:.0f} s; in flight: {pending}")
 
+    def wait_until_saved(self, present: tuple[str, ...] = (), absent: tuple[str, ...] = (),
+                         timeout: float = limits.ANSWERED_AT_ONCE) -> bool:
+        """Whether, within `timeout`, the origin's IndexedDB came to hold every text of `present` and
+        none of `absent` (in keys or values, bytes read as UTF-8). A page saves a change as it saves
+        the user's (Design Doc: IndexedDB への保存は、利用者が書き換えたときと同じように): after its
+        answer, maybe. Waited for before a reload; a page that saves in a form these texts are not in
+        costs the timeout, and what the reload shows is still the check."""
+        deadline = time.monotonic() + timeout
+        while True:
+            saved = self.page.evaluate(INDEXEDDB_TEXT)
+            if all(text in saved for text in present) and not any(text in saved for text in absent):
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+
     def settled_scripts(self) -> set[str]:
         """Scripts and frames the page has loaded once it has settled (Resource Timing)."""
         self.settle()
@@ -463,3 +479,42 @@ def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}" if parts.netloc else parts.scheme + ":"
 
+
+# Everything the page's origin keeps in IndexedDB, as one text: every key and value of every store,
+# strings as they are, bytes and Blobs read as UTF-8, objects, arrays, Maps and Sets walked.
+INDEXEDDB_TEXT = """async () => {
+  const decoder = new TextDecoder();
+  const texts = [];
+  const walk = async (value, depth) => {
+    if (value == null || depth > 10) return;
+    if (typeof value === "string") texts.push(value);
+    else if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) texts.push(decoder.decode(value));
+    else if (value instanceof Blob) texts.push(await value.text());
+    else if (typeof value === "object") {
+      const parts = value instanceof Map ? [...value.keys(), ...value.values()]
+        : value instanceof Set || Array.isArray(value) ? [...value] : [...Object.keys(value), ...Object.values(value)];
+      for (const part of parts) await walk(part, depth + 1);
+    }
+  };
+  const done = (request) => new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  for (const { name } of (await indexedDB.databases?.()) ?? []) {
+    const opening = indexedDB.open(name);
+    opening.onupgradeneeded = () => opening.transaction.abort(); // deleted since it was listed
+    let db;
+    try { db = await done(opening); } catch { continue; }
+    try {
+      const stores = [...db.objectStoreNames];
+      if (!stores.length) continue;
+      const transaction = db.transaction(stores, "readonly");
+      // Every request made before the first await: a transaction ends once nothing is asked of it.
+      const read = stores.flatMap((store) => [transaction.objectStore(store).getAllKeys(), transaction.objectStore(store).getAll()]);
+      await walk(await Promise.all(read.map(done)), 0);
+    } finally {
+      db.close();
+    }
+  }
+  return texts.join("\\n");
+}"""

@@ -64,9 +64,11 @@ def is_field(locator: Locator) -> bool:
     return locator.evaluate("e => 'value' in e && typeof e.value === 'string'")
 
 
-def reloaded(agent: Agent) -> None:
-    """The page loaded again: the switch stays on (its stored state), the operations are registered
-    anew and the project read (from what was saved)."""
+def reloaded(agent: Agent, present: tuple[str, ...] = (), absent: tuple[str, ...] = ()) -> None:
+    """The page loaded again once IndexedDB holds `present` and not `absent` (or the wait's limit
+    passed): the switch stays on (its stored state), the operations are registered anew and the
+    project read (from what was saved)."""
+    agent.tool_page.wait_until_saved(present, absent)
     agent.tool_page.page.reload()
     agent.client.wait_for_tools(contract.names_of("go"))
     agent.client.call_when_ready("go_list_files")

@@ -55,7 +55,7 @@ def test_an_emptied_directory_is_listed_and_kept(agent, tool_page, folder):
     assert_success("go_delete_file", deleted)
     with check("go.list-empty-directories", subject="after the delete"):
         assert listed(agent, folder) == {f"{folder}/empty": "directory"}
-    reloaded(agent)
+    reloaded(agent, absent=(f"{folder}/empty/only.txt",))
     with check("go.list-empty-directories", subject="after a reload"):
         assert listed(agent, folder) == {f"{folder}/empty": "directory"}
 
@@ -169,6 +169,6 @@ def test_an_agents_write_shows_in_the_editor_and_is_saved(agent, tool_page, targ
             expect(editor).to_have_value(contents)
         else:  # an editor of its own markup (CodeMirror, Monaco) shows the text as its lines
             expect(editor).to_contain_text("// harness: written by the agent")
-    reloaded(agent)
+    reloaded(agent, present=(contents,))
     with check("go.editor-saved", subject="saved"):
         assert agent.ok("go_read_file", {"path": open_file})["contents"] == contents, "the write was not saved"
