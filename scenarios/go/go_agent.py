@@ -22,9 +22,9 @@ def write_all(agent: Agent, files: dict[str, str], at_once: int = 20) -> None:
     each answer, and a page answers every write whatever else is in flight."""
     paths = list(files)
     for start in range(0, len(paths), at_once):
-        pending = [(path, agent.client.start("go_write_file", {"path": path, "contents": files[path]}))
+        pending = [agent.client.start("go_write_file", {"path": path, "contents": files[path]})
                    for path in paths[start:start + at_once]]
-        for path, call in pending:
+        for call in pending:
             assert_success("go_write_file", call.result())
 
 
