@@ -45,7 +45,7 @@ def base_url(target: Target) -> str:
 
 @pytest.fixture
 def new_context(new_context, request: pytest.FixtureRequest, browser_type: BrowserType, browser_type_launch_args: dict,
-                browser_context_args: dict) -> Iterator:
+                browser_context_args: dict, extension_profiles: Path) -> Iterator:
     """pytest-playwright's new_context; on a call path that loads the agent extension, a persistent
     context with it (Chromium loads an unpacked extension nowhere else), closed after the scenario."""
     driver = driver_of(request.node)
@@ -55,7 +55,8 @@ def new_context(new_context, request: pytest.FixtureRequest, browser_type: Brows
     opened: list[BrowserContext] = []
 
     def new(**kwargs) -> BrowserContext:
-        opened.append(extension.launch_context(browser_type, browser_type_launch_args, {**browser_context_args, **kwargs}))
+        opened.append(extension.launch_context(browser_type, browser_type_launch_args, {**browser_context_args, **kwargs},
+                                                extension_profiles))
         return opened[-1]
 
     yield new

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import signal
 import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from harness import limits
+from harness.processes import processes_with
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -176,7 +185,37 @@ def main(argv: list[str] | None = None) -> int:
     selftest.set_defaults(run=_selftest)
 
     args = parser.parse_args(argv)
-    return args.run(args)
+    with own_temporary_folder():
+        return args.run(args)
+
+
+@contextmanager
+def own_temporary_folder() -> Iterator[None]:
+    """Everything the command starts (pytest and its workers, Playwright's driver, the browsers
+    and their profiles, the relay's HOME) keeps its temporary files in one folder, removed when the
+    command ends, also on a failure or Ctrl-C: a browser or driver that was killed leaves nothing
+    in the machine's /tmp. A command started by another one uses the outer one's folder."""
+    if os.environ.get(TEMPORARY_FOLDER):
+        yield
+        return
+    base = tempfile.gettempdir()
+    if len(base) > SHORT_PATH and os.path.isdir("/tmp"):
+        base = "/tmp"  # Chromium's SingletonSocket must fit a Unix socket's path (~104 bytes) below it
+    folder = tempfile.mkdtemp(prefix="harness-run-", dir=base)
+    os.environ[TEMPORARY_FOLDER] = os.environ["TMPDIR"] = folder
+    tempfile.tempdir = None  # tempfile read TMPDIR once already
+    try:
+        yield
+    finally:
+        # After Ctrl-C the browsers and workers end on their own, and may still write as they go.
+        deadline = time.monotonic() + limits.ENDED
+        while processes_with(TEMPORARY_FOLDER, folder) and time.monotonic() < deadline:
+            time.sleep(0.1)  # other processes ending: no event to wait for
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+TEMPORARY_FOLDER = "HARNESS_TMPDIR"
+SHORT_PATH = 30
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import shutil
 import tempfile
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import BrowserContext, BrowserType
@@ -29,15 +30,18 @@ EXTENSION = ROOT / "fixtures" / "agent-extension"
 _ids = itertools.count(1)
 
 
-def launch_context(browser_type: BrowserType, launch_args: dict, context_args: dict) -> BrowserContext:
-    """A persistent context (a browser of its own, with a new profile) with the extension loaded."""
+def launch_context(browser_type: BrowserType, launch_args: dict, context_args: dict, profiles: Path) -> BrowserContext:
+    """A persistent context (a browser of its own, with a new profile under `profiles`) with the
+    extension loaded."""
     args = [*launch_args.get("args", []), f"--disable-extensions-except={EXTENSION}", f"--load-extension={EXTENSION}"]
     options = {**launch_args, **context_args, "args": args}
     if not options.get("executable_path"):
         # Playwright's own build: its default headless shell loads no extension, its full Chromium does.
         options["channel"] = "chromium"
-    profile = tempfile.mkdtemp(prefix="harness-extension-")
+    profile = tempfile.mkdtemp(prefix="extension-", dir=profiles)
     context = browser_type.launch_persistent_context(profile, **options)
+    # Frees the space during a long run; Chromium may still write as it exits, so what it leaves
+    # goes with `profiles` (pytest's temporary folder, the command's own folder under `verify`).
     context.on("close", lambda _: shutil.rmtree(profile, ignore_errors=True))
     if not context.service_workers:
         try:

@@ -33,3 +33,4 @@ RELAY_START = 30 * SCALE  # the relay CLI starts and answers its server-hello
 PAGE_SETTLED = 20 * SCALE  # no HTTP request in flight
 EXPECT_MS = int(10_000 * SCALE)  # Playwright's expect(): a locator reaches the expected state
 SCENARIO = 300 * SCALE  # the per-scenario watchdog (pytest-timeout)
+ENDED = 10 * SCALE  # a command's processes end after it (Ctrl-C: browsers and workers end on their own)

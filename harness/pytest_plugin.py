@@ -317,12 +317,20 @@ def open_tool(context: BrowserContext, target: Target, request: pytest.FixtureRe
 
 
 @pytest.fixture(scope="session")
+def extension_profiles(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the agent extension's persistent contexts keep their profiles: pytest's own temporary
+    folder, which pytest prunes."""
+    return tmp_path_factory.mktemp("extension-profiles")
+
+
+@pytest.fixture(scope="session")
 def warm_tabs(browser, browser_type, browser_type_launch_args: dict, browser_context_args: dict, target: Target,
-              pytestconfig: pytest.Config) -> Iterator:
+              pytestconfig: pytest.Config, extension_profiles: Path) -> Iterator:
     from harness.warm_tabs import WarmTabs
 
     tabs = WarmTabs(browser, browser_context_args, target, trace=pytestconfig.getoption("--trace-failures"),
-                    extension_context=lambda: launch_context(browser_type, browser_type_launch_args, browser_context_args))
+                    extension_context=lambda: launch_context(browser_type, browser_type_launch_args, browser_context_args,
+                                                             extension_profiles))
     yield tabs
     tabs.close()
 

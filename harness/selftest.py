@@ -23,8 +23,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from harness import faults, latitudes, verify
+from harness import faults, latitudes, limits, verify
 from harness.paths import ROOT
+from harness.processes import processes_with
 
 # Not under test-results/: pytest-playwright empties its --output folder at every session start.
 MAIN_JOB_OUT = ROOT / "verification" / "selftest"
@@ -75,18 +76,10 @@ def run(args) -> int:
 
 def processes_of_run(run_id: str) -> list[str]:
     """Command lines of the processes (other than this one) started with this HARNESS_RUN_ID."""
-    marker = f"HARNESS_RUN_ID={run_id}".encode()
-    found = []
-    for environ in Path("/proc").glob("[0-9]*/environ"):
-        try:
-            if int(environ.parent.name) != os.getpid() and marker in environ.read_bytes().split(b"\0"):
-                found.append((environ.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:200])
-        except (OSError, ValueError):
-            pass  # ended meanwhile, or not ours to read
-    return found
+    return processes_with("HARNESS_RUN_ID", run_id)
 
 
-def nothing_left_running(run_id: str, grace: float = 10.0) -> bool:
+def nothing_left_running(run_id: str, grace: float = limits.ENDED) -> bool:
     deadline = time.monotonic() + grace
     while (left := processes_of_run(run_id)) and time.monotonic() < deadline:
         time.sleep(0.2)  # processes that are ending: no event to wait for on another process

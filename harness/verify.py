@@ -28,6 +28,14 @@ class ConfigStatus:
     detail: str  # the browser and version, or why it could not run
 
 
+def launch_failure(message: str) -> str:
+    """Playwright's first line, and the browser's own fatal error from its log where it gave one
+    (e.g. Chromium's 「Socket path too long」 under a deep TMPDIR)."""
+    lines = message.splitlines()
+    fatal = [line.rsplit("] ", 1)[-1] for line in lines if ":FATAL:" in line]
+    return "; ".join([lines[0], *fatal[:1]]) if lines else message
+
+
 def browser_statuses(names: list[str]) -> list[ConfigStatus]:
     statuses = []
     with sync_playwright() as playwright:
@@ -42,7 +50,7 @@ def browser_statuses(names: list[str]) -> list[ConfigStatus]:
             try:
                 browser = browser_type.launch(executable_path=resolved.executable_path, args=config.launch_args())
             except Exception as error:  # a browser that is installed but does not start
-                statuses.append(ConfigStatus(name, False, f"{name}: does not start: {str(error).splitlines()[0]}"))
+                statuses.append(ConfigStatus(name, False, f"{name}: does not start: {launch_failure(str(error))}"))
                 continue
             engine = {"chromium": "Chromium", "firefox": "Firefox", "webkit": "WebKit"}[config.engine]
             source = "Playwright" if resolved.source == "playwright" else "system"

@@ -1,10 +1,12 @@
 """The relay the harness spawns: a clear error when it cannot start, and always ended."""
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -138,11 +140,15 @@ def relays_of_run(run_id: str) -> list[int]:
 
 def test_ctrl_c_during_verify_leaves_nothing_running(tmp_path):
     run_id = os.urandom(6).hex()
+    # Short: Chromium's SingletonSocket below it must fit a Unix socket's path.
+    machine_tmp = Path(tempfile.mkdtemp(prefix="t", dir="/tmp"))
+    # A command of its own (not one nested in a selftest), with the machine's /tmp where we can see it.
+    env = {k: v for k, v in os.environ.items() if k != "HARNESS_TMPDIR"}
     run = subprocess.Popen(
-        [sys.executable, "-m", "harness", "verify", "--out", str(tmp_path), "--browser", "chromium", "--call-path", "relay",
+        [sys.executable, "-m", "harness", "verify", "--out", str(tmp_path / "out"), "--browser", "chromium", "--call-path", "relay",
          "--", "-k", "test_turning_on_registers_exactly and slides"],
         cwd=ROOT, stdout=(tmp_path / "run.log").open("w"), stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        env={**os.environ, "HARNESS_RUN_ID": run_id},
+        env={**env, "HARNESS_RUN_ID": run_id, "TMPDIR": str(machine_tmp)},
     )
     ctrl_c_once(run, lambda: relays_of_run(run_id), 120)
     # Everything the run started (pytest and its workers, the relay, Playwright's driver, the
@@ -152,6 +158,10 @@ def test_ctrl_c_during_verify_leaves_nothing_running(tmp_path):
         time.sleep(0.1)
     assert not session_processes(run.pid), f"left running after Ctrl-C: {session_processes(run.pid)}"
     assert not relays_of_run(run_id), "the relay (in a session of its own) was left running"
+    # The browsers' profiles, Playwright's traces and the relay's HOME went with the command's folder.
+    left = sorted(p.name for p in machine_tmp.iterdir())
+    shutil.rmtree(machine_tmp)
+    assert not left, f"left in /tmp: {left}"
 
 
 def test_selftest_names_a_process_its_run_left_running():
