@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tempfile
 import tomllib
 from collections import Counter
 from dataclasses import dataclass
@@ -68,7 +67,7 @@ def run_proof(browsers: list[str], workers: int, only: list[str] | None = None, 
     on the failing scenarios names the ones it comes from. Writes latitude-proof.json into `out`.
     `call_paths` narrows the run: latitudes are the page's, whichever way a call arrives."""
     latitudes = [latitude.name for latitude in catalog() if not only or latitude.name in only]
-    out = out or Path(tempfile.mkdtemp(prefix="harness-latitudes-"))
+    out = out or ROOT / "verification" / "latitude-proof"
     out.mkdir(parents=True, exist_ok=True)
     print(f"latitude proof: {len(latitudes)} latitudes together on {', '.join(browsers)}"
           + (f", call paths {', '.join(call_paths)}" if call_paths else ""), flush=True)
@@ -100,5 +99,5 @@ def run_proof(browsers: list[str], workers: int, only: list[str] | None = None, 
     passed = sum(not blamed.get(latitude) for latitude in latitudes) if not together_only else 0
     counts = Counter(row["outcome"] for row in rows)
     print(f"latitude proof: {dict(counts)}; 未確認 (skipped) in {len(unobserved)} scenario functions", flush=True)
-    print(f"latitudes passed: {passed}/{len(latitudes)}", flush=True)
+    print(f"latitudes passed: {passed}/{len(latitudes)} (rows and artifacts in {out})", flush=True)
     return 0 if not alarms else 1
