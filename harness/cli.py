@@ -182,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
                           help="the load proof: the main job on both Chromium configurations idle, then with every core busy")
     selftest.add_argument("--runs", type=int, default=1,
                           help="with --under-load: how many loaded runs follow the idle one (default 1)")
+    selftest.add_argument("--idle", metavar="DIR",
+                          help="with --under-load: the idle run from an earlier main job's folder on this machine "
+                               "(e.g. verification/selftest) instead of running it again")
     selftest.set_defaults(run=_selftest)
 
     args = parser.parse_args(argv)

@@ -22,6 +22,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from xml.etree import ElementTree
 
 from harness import faults, latitudes, limits, verify
 from harness.paths import ROOT
@@ -105,13 +106,36 @@ def _main_job(out, workers: str) -> tuple[float, Counter, list[dict]]:
     return time.monotonic() - started, Counter(r["outcome"] for r in rows), rows
 
 
+def recorded_main_job(folder: Path) -> tuple[float, Counter]:
+    """The idle run of an earlier main job on this machine (a verify output folder): its
+    outcomes, and its pytest session's time from junit.xml. Saves the proof the idle run."""
+    try:
+        rows = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+        suite = ElementTree.parse(folder / "junit.xml").getroot()
+    except (OSError, ValueError, ElementTree.ParseError) as error:
+        raise ValueError(f"{folder} holds no verify run (results.json and junit.xml): {error}") from None
+    suite = suite if suite.tag == "testsuite" else suite.find("testsuite")
+    browsers = sorted({row["browser"] for row in rows})
+    if browsers != sorted(LOAD_BROWSERS):
+        raise ValueError(f"{folder} ran {browsers}, not the load proof's {LOAD_BROWSERS}")
+    return float(suite.get("time")), Counter(row["outcome"] for row in rows)
+
+
 def under_load(args) -> int:
     """The main job on both Chromium configurations, idle and then `--runs` times with every core
     kept busy by CPU-bound processes; on the clean reference each loaded run must end with no
     failure, no error and under 0.5 % flaky."""
     base = ROOT / "verification" / "load-proof"
-    idle_time, idle, _ = _main_job(base / "idle", args.workers)
-    print(f"load proof: idle: {dict(idle)} in {idle_time / 60:.1f} min", flush=True)
+    if getattr(args, "idle", None):
+        try:
+            idle_time, idle = recorded_main_job(Path(args.idle))
+        except ValueError as error:
+            print(f"load proof: {error}", flush=True)
+            return 2
+        print(f"load proof: idle (recorded in {args.idle}): {dict(idle)} in {idle_time / 60:.1f} min", flush=True)
+    else:
+        idle_time, idle, _ = _main_job(base / "idle", args.workers)
+        print(f"load proof: idle: {dict(idle)} in {idle_time / 60:.1f} min", flush=True)
     # The kernel ends the busy loops with the harness, also when it is killed.
     pdeathsig = ["setpriv", "--pdeathsig", "KILL"] if shutil.which("setpriv") else []
     passed = 0
