@@ -8,12 +8,11 @@ import shutil
 import signal
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from harness import limits
-from harness.processes import processes_with
+from harness.processes import left_after
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -211,9 +210,7 @@ def own_temporary_folder() -> Iterator[None]:
         yield
     finally:
         # After Ctrl-C the browsers and workers end on their own, and may still write as they go.
-        deadline = time.monotonic() + limits.ENDED
-        while processes_with(TEMPORARY_FOLDER, folder) and time.monotonic() < deadline:
-            time.sleep(0.1)  # other processes ending: no event to wait for
+        left_after(TEMPORARY_FOLDER, folder, limits.ENDED)
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 
@@ -17,3 +18,11 @@ def processes_with(variable: str, value: str) -> list[str]:
         except (OSError, ValueError):
             pass  # ended meanwhile, or not ours to read
     return found
+
+
+def left_after(variable: str, value: str, grace: float) -> list[str]:
+    """What of `processes_with(variable, value)` is still running after up to `grace` seconds."""
+    deadline = time.monotonic() + grace
+    while (left := processes_with(variable, value)) and time.monotonic() < deadline:
+        time.sleep(0.1)  # other processes ending: no event to wait for
+    return left

@@ -26,7 +26,7 @@ from xml.etree import ElementTree
 
 from harness import faults, latitudes, limits, verify
 from harness.paths import ROOT
-from harness.processes import processes_with
+from harness.processes import left_after, processes_with
 
 # Not under test-results/: pytest-playwright empties its --output folder at every session start.
 MAIN_JOB_OUT = ROOT / "verification" / "selftest"
@@ -81,9 +81,7 @@ def processes_of_run(run_id: str) -> list[str]:
 
 
 def nothing_left_running(run_id: str, grace: float = limits.ENDED) -> bool:
-    deadline = time.monotonic() + grace
-    while (left := processes_of_run(run_id)) and time.monotonic() < deadline:
-        time.sleep(0.2)  # processes that are ending: no event to wait for on another process
+    left = left_after("HARNESS_RUN_ID", run_id, grace)
     for command in left:
         print(f"selftest: left running: {command}")
     return not left

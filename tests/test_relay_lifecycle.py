@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import TEMPORARY_FOLDER
 from harness.paths import ROOT
 from harness.relay import RELAY_CLI, Relay, RelayError
 
@@ -143,7 +144,7 @@ def test_ctrl_c_during_verify_leaves_nothing_running(tmp_path):
     # Short: Chromium's SingletonSocket below it must fit a Unix socket's path.
     machine_tmp = Path(tempfile.mkdtemp(prefix="t", dir="/tmp"))
     # A command of its own (not one nested in a selftest), with the machine's /tmp where we can see it.
-    env = {k: v for k, v in os.environ.items() if k != "HARNESS_TMPDIR"}
+    env = {k: v for k, v in os.environ.items() if k != TEMPORARY_FOLDER}
     run = subprocess.Popen(
         [sys.executable, "-m", "harness", "verify", "--out", str(tmp_path / "out"), "--browser", "chromium", "--call-path", "relay",
          "--", "-k", "test_turning_on_registers_exactly and slides"],
