@@ -102,7 +102,7 @@ class WarmTabs:
         next scenarios; a failed one's is kept as artifacts, then emptied too if the failure was
         a `finding` (a broken rule), closed otherwise."""
         page = tool_page.page
-        if failed and not page.is_closed():
+        if failed and self.trace and not page.is_closed():
             artifacts.mkdir(parents=True, exist_ok=True)
             try:
                 page.screenshot(path=artifacts / "warm-tab-failed.png", timeout=5_000)

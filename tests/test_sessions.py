@@ -27,3 +27,9 @@ def test_failure_screenshots_are_left_to_the_harness():
     # each background tab. The harness shoots a failed scenario's pages itself (--trace-failures).
     command = scenarios_command(workers=2, rows=Path("r.json"), artifacts=Path("a"))
     assert not [arg for arg in command if arg.startswith("--screenshot")]
+
+
+def test_the_fault_proof_keeps_no_traces_of_its_failures():
+    # Its runs fail by design; their traces and screenshots would go with its temporary folder.
+    command = scenarios_command(workers=2, rows=Path("r.json"), artifacts=Path("a"), failure_traces=False)
+    assert "--trace-failures" not in command and "--output=a" in command
