@@ -12,6 +12,10 @@ report shows as 未確認 (not observed), never as a broken rule. A check names 
 its scenario declares in `@pytest.mark.rules`, and may name a subject (an operation, a field)
 so that a baseline entry can expect exactly that check to fail with exactly that message.
 
+Checks that observe one state independently of one another (the parts of one dialog) can go
+on past a failure: inside `each_on_its_own()` a failing check is recorded and the next one still
+runs; the first broken rule ends the block.
+
 `finding(name, value)` records an observation for the report (which implementation received
 the registration, which origins a page contacted, …).
 """
@@ -79,6 +83,7 @@ class Observed:
 
 
 _current: Observed | None = None
+_going_on: list[RuleBroken] | None = None  # inside each_on_its_own(): the rules found broken so far
 
 
 def begin(observed: Observed | None) -> None:
@@ -116,7 +121,10 @@ def check(rule: str, subject: str | None = None) -> Iterator[None]:
             return  # a known difference with the parts used here: the scenario goes on
         if observed is not None:
             observed.checks.append(CheckRecord(rule, subject, "failed", message))
-        raise RuleBroken(rule, message, subject) from error
+        broken = RuleBroken(rule, message, subject)
+        if _going_on is None:
+            raise broken from error
+        _going_on.append(broken)
     else:
         if observed is None:
             return
@@ -125,6 +133,25 @@ def check(rule: str, subject: str | None = None) -> Iterator[None]:
             observed.checks.append(CheckRecord(rule, subject, "stale", "", entry.reason))
         else:
             observed.checks.append(CheckRecord(rule, subject, "passed"))
+
+
+@contextmanager
+def each_on_its_own() -> Iterator[None]:
+    """The checks within go on past a failing one (each is recorded); the first broken rule is
+    raised when the block ends, also when a later step stops it."""
+    global _going_on
+    outer, _going_on = _going_on, []
+    noted = _going_on
+    try:
+        yield
+    except Exception as error:
+        if noted and not isinstance(error, RuleBroken):
+            raise noted[0] from error
+        raise
+    finally:
+        _going_on = outer
+    if noted:
+        raise noted[0]
 
 
 def held(rule: str) -> None:

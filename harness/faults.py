@@ -167,18 +167,26 @@ class Verdict:
     detail: str
 
 
+def broken_rules(row: dict) -> set[str]:
+    """The rules a failed run found broken: the one that ended it, and those of checks that went on
+    past their failure (checks.each_on_its_own)."""
+    if row["outcome"] != "failed":
+        return set()
+    return {row["broken"]} | {c["rule"] for c in row["checks"] if c["outcome"] == "failed"}
+
+
 def judge(fault: Fault, browser: str, rows: list[dict], clean: dict[tuple, str]) -> Verdict:
     targeted = [r for r in rows if r["scenario"] != SENTINEL]
     sentinels = [r for r in rows if r["scenario"] == SENTINEL]
     # The sentinel may see the fault's own rule broken (every failure thrown breaks its read too):
     # only another rule broken, or an error, shows the fault reaches beyond its rule.
     broken_sentinel = [r for r in sentinels if r["outcome"] != "passed"
-                       and not (r["outcome"] == "failed" and r["broken"] == fault.rule)]
+                       and broken_rules(r) != {fault.rule}]
     if broken_sentinel:
         r = broken_sentinel[0]
         return Verdict(fault, browser, "too-broad", f"breaks the sentinel {r['nodeid']}: {r['outcome']}: {r['message'][:200]}")
     usable = [r for r in targeted if clean.get(_key(r)) == "passed"]
-    caught = [r for r in usable if r["outcome"] == "failed" and r["broken"] == fault.rule]
+    caught = [r for r in usable if fault.rule in broken_rules(r)]
     if caught:
         r = caught[0]
         first = r["message"].splitlines()[0] if r["message"] else ""
@@ -214,6 +222,9 @@ def _run_leg(leg: Leg, faults: list[Fault], sentinels: list[Fault], workers: int
              artifacts: Path) -> list[dict] | None:
     command = scenarios_command(workers=workers, rows=rows_path, artifacts=artifacts, browsers=leg.browsers,
                                 call_paths=leg.call_paths, latitudes=leg.latitudes, quiet=True,
+                                # Hundreds of runs fail by design: a trace and screenshots of each
+                                # (5 s per tab in the background) would be thrown away with the folder.
+                                failure_traces=False,
                                 extra=["--prove-faults", ",".join(f.name for f in faults),
                                        "--prove-sentinels", ",".join(f.name for f in sentinels)])
     if leg.clean_results is None:
@@ -280,7 +291,7 @@ def run_proof(legs: list[Leg], workers: int, only: list[str] | None = None, out:
             verdicts += [(leg, v) for v in mine]
     # Scenario functions that caught no fault anywhere: nothing shows they can fail.
     rule_of = {f.name: f.rule for f in chosen}
-    catching = {r["scenario"] for r in all_rows if r["fault"] and r["outcome"] == "failed" and r["broken"] == rule_of[r["fault"]]}
+    catching = {r["scenario"] for r in all_rows if r["fault"] and rule_of[r["fault"]] in broken_rules(r)}
     targeted = {r["scenario"] for r in all_rows if r["fault"] and r["scenario"] != SENTINEL}
     for scenario in sorted(targeted - catching):
         if scenario in BEYOND_THE_PAGE:

@@ -15,7 +15,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from harness import clients, contract, drivers, limits
-from harness.checks import WALL_SECONDS_FOR_50_SECONDS, check, finding
+from harness.checks import WALL_SECONDS_FOR_50_SECONDS, check, each_on_its_own, finding
 from harness.clock import T0, at
 from harness.tools import valid_input
 from harness.pages import SEVEN_DAYS_MS, ToolPage
@@ -147,14 +147,49 @@ def let_time_pass(context, tool_page: ToolPage, ms: int, real_time: bool) -> Non
         context.clock.fast_forward(ms)
 
 
-# --- which operations ask ------------------------------------------------------------------
+# --- the dialog as it opens ---------------------------------------------------------------
 
-@pytest.mark.rules("confirm.which")
-def test_confirming_operation_asks_before_running(op_page, op_client, op):
+# One call, one dialog: what the Design Doc fixes of the dialog that asks, each rule its own check.
+# Those on the open dialog do not depend on one another: each is decided even when another fails.
+@pytest.mark.rules("confirm.which", "confirm.buttons-focus", "confirm.title-action", "confirm.body", "confirm.checkbox",
+                   "confirm.queue")
+def test_confirming_operation_asks_with_the_tables_dialog(op_page, op_client, op):
     args = valid_input(op, op_client)
+    title = expected_title(op, op_page, args)
+    count = len(op_client.call("excalidraw_read")["elements"]) if op.name == "excalidraw_clear" else None
     with check("confirm.which"):
         call, seen = start_and_see(op_page, op_client, op.name, args)
         assert seen == "dialog", f"{op.name} ran without the confirmation dialog: {call.result()}"
+    dialog = op_page.dialog
+    with each_on_its_own():
+        with check("confirm.buttons-focus"):  # first: where focus starts, before anything else is looked at
+            expect(dialog.action(op.confirmation.action_label)).to_be_visible()
+            expect(dialog.cancel).to_be_focused()
+        with check("confirm.title-action"):
+            expect(dialog.title).to_have_text(title)
+            expect(dialog.action(op.confirmation.action_label)).to_be_visible()
+        body = dialog.body_text()
+        with check("confirm.body"):
+            problems = []
+            if "エージェント" not in body:
+                problems.append("it does not say an AI agent called the operation")
+            if op.name not in body:
+                problems.append(f"it does not name the operation {op.name}")
+            if count is not None and not re.search(rf"(?<!\d){count}(?!\d)", body):
+                problems.append(f"the summary does not give the number of elements to delete ({count})")
+            if not UNDO_SENTENCE.search(body):
+                problems.append("it says neither that the operation cannot be undone nor that 「元に戻す」 reverts it")
+            assert not problems, f"the dialog's body: {'; '.join(problems)}\n---\n{body}"
+        with check("confirm.checkbox"):
+            expect(dialog.dont_ask).to_be_visible()
+            expect(dialog.dont_ask).not_to_be_checked()
+        read = contract.reader_of(op.tool)
+        with check("confirm.queue", subject=read.name):
+            reading = op_client.start(read.name, read.example)
+            assert clients.decided_within(reading, limits.ANSWERED_AT_ONCE), f"{read.name} waited for the open dialog"
+            result = reading.result()
+            assert result["ok"] is True, result
+            expect(dialog.root, f"{read.name} answered only after the dialog closed").to_be_visible()
     cancelled(op_page, call)
 
 
@@ -170,38 +205,6 @@ def test_other_operations_run_without_asking(tab_of, client_for, plain_op):
         assert seen == "row", f"{plain_op.name} asked for confirmation ({title!r}); only the 5 operations of the table ask"
     result = call.result()
     assert result["ok"] is True, f"{plain_op.name}{args}: {result}"
-
-
-# --- the dialog's content ------------------------------------------------------------------
-
-@pytest.mark.rules("confirm.title-action")
-def test_title_and_action_label_follow_the_table(op_page, op_client, op):
-    args = valid_input(op, op_client)
-    title = expected_title(op, op_page, args)
-    asked(op_page, op_client, op, args)
-    dialog = op_page.dialog
-    with check("confirm.title-action"):
-        expect(dialog.title).to_have_text(title)
-        expect(dialog.action(op.confirmation.action_label)).to_be_visible()
-
-
-@pytest.mark.rules("confirm.body")
-def test_body_says_who_what_and_whether_it_can_be_undone(op_page, op_client, op):
-    args = valid_input(op, op_client)
-    count = len(op_client.call("excalidraw_read")["elements"]) if op.name == "excalidraw_clear" else None
-    asked(op_page, op_client, op, args)
-    body = op_page.dialog.body_text()
-    with check("confirm.body"):
-        problems = []
-        if "エージェント" not in body:
-            problems.append("it does not say an AI agent called the operation")
-        if op.name not in body:
-            problems.append(f"it does not name the operation {op.name}")
-        if count is not None and not re.search(rf"(?<!\d){count}(?!\d)", body):
-            problems.append(f"the summary does not give the number of elements to delete ({count})")
-        if not UNDO_SENTENCE.search(body):
-            problems.append("it says neither that the operation cannot be undone nor that 「元に戻す」 reverts it")
-        assert not problems, f"the dialog's body: {'; '.join(problems)}\n---\n{body}"
 
 
 @pytest.mark.rules("confirm.detail")
@@ -220,23 +223,6 @@ def test_disclosure_shows_the_full_content(op_page, op_client, op):
         expect(holder, "the opened Disclosure does not show the full content").to_be_visible()
         assert content in shown, (
             f"the Disclosure does not show the whole {op.confirmation.detail_field} ({len(content)} characters)")
-
-
-@pytest.mark.rules("confirm.checkbox")
-def test_dont_ask_checkbox_starts_unchecked(op_page, op_client, op):
-    asked(op_page, op_client, op, valid_input(op, op_client))
-    with check("confirm.checkbox"):
-        expect(op_page.dialog.dont_ask).to_be_visible()
-        expect(op_page.dialog.dont_ask).not_to_be_checked()
-
-
-@pytest.mark.rules("confirm.buttons-focus")
-def test_focus_starts_on_cancel(op_page, op_client, op):
-    asked(op_page, op_client, op, valid_input(op, op_client))
-    dialog = op_page.dialog
-    with check("confirm.buttons-focus"):
-        expect(dialog.action(op.confirmation.action_label)).to_be_visible()
-        expect(dialog.cancel).to_be_focused()
 
 
 # Runs in the page within one task, so the operation has not finished yet: press the action,
@@ -435,21 +421,28 @@ def click_backdrop(tool_page: ToolPage) -> None:
     tool_page.page.mouse.click(2, 2)
 
 
+DECLINING = {"cancel": press_cancel, "escape": press_escape, "backdrop": click_backdrop}
+
+
+# The three ways one after another on one page, each a new call: a way that leaves its dialog open
+# ends the scenario there (the next call's dialog would wait behind it).
 @pytest.mark.rules("confirm.decline", "call.declined-runs-nothing")
-@pytest.mark.parametrize("answer", [press_cancel, press_escape, click_backdrop], ids=["cancel", "escape", "backdrop"])
-def test_declining_returns_declined(op_page, op_client, op, answer):
+def test_declining_returns_declined(op_page, op_client, op):
     read = contract.reader_of(op.tool)
     before = op_client.call(read.name, read.example)
-    call = asked(op_page, op_client, op, valid_input(op, op_client))
-    with check("call.declined-runs-nothing"):
-        # A read does not wait for the dialog (confirm.queue).
-        assert op_client.call(read.name, read.example) == before, f"{op.name} changed the {op.tool} document before it was confirmed"
-    answer(op_page)
-    with check("confirm.decline"):
-        expect(op_page.dialog.root).to_have_count(0)
-        assert_declined(call.result())
-    with check("call.declined-runs-nothing"):
-        assert op_client.call(read.name, read.example) == before, f"the declined {op.name} changed the {op.tool} document"
+    for way, answer in DECLINING.items():
+        call = asked(op_page, op_client, op, valid_input(op, op_client, marker=f"断る {way}"))
+        with check("call.declined-runs-nothing", subject=way):
+            # A read does not wait for the dialog (confirm.queue).
+            assert op_client.call(read.name, read.example) == before, \
+                f"{op.name} changed the {op.tool} document before it was confirmed"
+        answer(op_page)
+        with check("confirm.decline", subject=way):
+            expect(op_page.dialog.root, f"the dialog stays open after {way}").to_have_count(0)
+            assert_declined(call.result())
+        with check("call.declined-runs-nothing", subject=way):
+            assert op_client.call(read.name, read.example) == before, \
+                f"the {op.name} declined by {way} changed the {op.tool} document"
 
 
 # --- waiting -------------------------------------------------------------------------------
@@ -498,19 +491,6 @@ def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, o
         expect(op_page.dialog.root).to_have_count(0)
         codes = [r.get("error", {}).get("code", "ok") for r in results]
         assert codes == ["declined", "ok", "declined"], f"the dialogs were not shown in arrival order: {codes}"
-
-
-@pytest.mark.rules("confirm.queue")
-def test_other_operations_do_not_wait_for_the_dialog(op_page, op_client, op):
-    pending = asked(op_page, op_client, op, valid_input(op, op_client))
-    read = contract.reader_of(op.tool)
-    with check("confirm.queue"):
-        reading = op_client.start(read.name, read.example)
-        assert clients.decided_within(reading, limits.ANSWERED_AT_ONCE), f"{read.name} waited for the open dialog"
-        result = reading.result()
-        assert result["ok"] is True, result
-        expect(op_page.dialog.root, f"{read.name} answered only after the dialog closed").to_be_visible()
-    cancelled(op_page, pending)
 
 
 @pytest.mark.rules("confirm.timeout")

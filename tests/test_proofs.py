@@ -14,7 +14,8 @@ SCENARIO = "scenarios/test_confirmation.py::test_confirmations_come_one_at_a_tim
 def row(outcome: str, broken: str | None = None, scenario: str = SCENARIO, fault: str | None = "queue-lifo") -> dict:
     params = {"browser_name": "chromium", "op": "slides_write", "call_path": "in-page"}
     return {"scenario": scenario, "nodeid": f"{scenario}[x]", "params": {**params, "reference_fault": fault},
-            "outcome": outcome, "broken": broken, "message": "m", "fault": fault}
+            "outcome": outcome, "broken": broken, "message": "m", "fault": fault,
+            "checks": [{"rule": broken, "outcome": "failed"}] if broken else []}
 
 
 def clean_of(*rows: dict) -> dict:
