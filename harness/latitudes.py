@@ -62,16 +62,20 @@ def _pytest(browsers: list[str], workers: int, latitudes: list[str], rows_path: 
 
 
 def run_proof(browsers: list[str], workers: int, only: list[str] | None = None, out: Path | None = None,
-              call_paths: list[str] = ()) -> int:
+              call_paths: list[str] = (), rows: list[dict] | None = None) -> int:
     """Every scenario with all the latitudes on at once; where something fails, each latitude alone
     on the failing scenarios names the ones it comes from. Writes latitude-proof.json into `out`.
-    `call_paths` narrows the run: latitudes are the page's, whichever way a call arrives."""
+    `call_paths` narrows the run: latitudes are the page's, whichever way a call arrives. `rows`:
+    the runs with every latitude on, made already (the test command's main job makes them)."""
     latitudes = [latitude.name for latitude in catalog() if not only or latitude.name in only]
     out = out or ROOT / "verification" / "latitude-proof"
     out.mkdir(parents=True, exist_ok=True)
     print(f"latitude proof: {len(latitudes)} latitudes together on {', '.join(browsers)}"
-          + (f", call paths {', '.join(call_paths)}" if call_paths else ""), flush=True)
-    rows = _pytest(browsers, workers, latitudes, out / "latitude-proof.json", out / "latitude-artifacts", list(call_paths))
+          + (f", call paths {', '.join(call_paths)}" if call_paths else "")
+          + (f" ({len(rows)} runs made already)" if rows is not None else ""), flush=True)
+    if rows is None:
+        rows = _pytest(browsers, workers, latitudes, out / "latitude-proof.json", out / "latitude-artifacts",
+                       list(call_paths))
     if not rows:
         print("latitude proof: the proof's pytest session did not run")
         return 1

@@ -59,6 +59,9 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     harness.addoption("--latitude", action="append", default=[],
                       help="switch on a named latitude of the reference playground, a conformant alternative "
                            "(repeatable; 'all' for every one)")
+    harness.addoption("--latitudes-only-on", default=None, metavar="BROWSER:CALL_PATH",
+                      help="with --latitude: only the runs on this browser configuration and call path (and those of "
+                           "that browser without a call path) have them; the others run the reference as it is")
     harness.addoption("--prove-faults", default=None, metavar="NAMES",
                       help="the fault proof's session (python -m harness faults --prove): each scenario once per "
                            "fault of its rules, for these comma-separated faults")
@@ -108,6 +111,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if (config.getoption("--fault") or config.getoption("--prove-faults") or config.getoption("--latitude")) \
             and not target.served:
         raise pytest.UsageError("--fault and --latitude need the reference target: they live in the reference playground")
+    only_on = config.getoption("--latitudes-only-on")
+    if only_on and (only_on.count(":") != 1 or only_on.split(":")[1] not in CALL_PATHS):
+        raise pytest.UsageError(f"--latitudes-only-on takes BROWSER:CALL_PATH (a call path of {', '.join(CALL_PATHS)}), "
+                                f"not {only_on!r}")
     if config.getoption("--latitude"):
         from harness.latitudes import catalog, unknown_latitudes
 
@@ -283,9 +290,20 @@ def reference_fault() -> str | None:
 
 
 @pytest.fixture
-def reference_latitudes(pytestconfig: pytest.Config) -> list[str]:
+def reference_latitudes(pytestconfig: pytest.Config, request: pytest.FixtureRequest) -> list[str]:
     """The reference's latitudes (conformant alternatives) switched on for this scenario."""
+    callspec = getattr(request.node, "callspec", None)
+    if not latitudes_apply(pytestconfig.getoption("--latitudes-only-on"), callspec.params if callspec else {}):
+        return []
     return list(pytestconfig.getoption("--latitude"))
+
+
+def latitudes_apply(only_on: str | None, params: dict) -> bool:
+    """Whether a run with these parameters has the latitudes, under --latitudes-only-on BROWSER:CALL_PATH."""
+    if not only_on:
+        return True
+    browser, call_path = only_on.split(":")
+    return params.get("browser_name") == browser and params.get("call_path") in (call_path, None)
 
 
 @pytest.fixture

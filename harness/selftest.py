@@ -3,12 +3,15 @@
 1. the harness's unit tests (tests/);
 2. the main job, through the same code as `python -m harness verify`: every scenario against the
    reference on every browser configuration available, writing the Verification tables into
-   verification/selftest/, then checking them against results.json;
-3. the latitude proof on Chromium, in-page: every scenario with all the reference's latitudes (conformant
-   alternatives of markup and timing) on passes — a failure there is a false alarm of the harness;
+   verification/selftest/, then checking them against results.json. Its runs on chromium in-page
+   (and chromium's without a call path) have every latitude of the reference on (conformant
+   alternatives of markup and timing): they are
+3. the latitude proof: every one of them passes — a failure there is a false alarm of the harness,
+   and each latitude alone on the failing scenarios names the one it comes from;
 4. the fault proof: each named fault of the reference is caught by a check of its rule and breaks
-   no sentinel — on chromium in-page with every latitude on, and for what that leaves unobservable
-   (the relay path, a fault the latitudes hide) on both Chromium configurations as the reference is.
+   no sentinel — on chromium in-page with every latitude on (the main job's runs there are its
+   clean runs), and for what that leaves unobservable (the relay path, a fault the latitudes
+   hide) on both Chromium configurations as the reference is.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from harness.processes import left_after, processes_with
 
 # Not under test-results/: pytest-playwright empties its --output folder at every session start.
 MAIN_JOB_OUT = ROOT / "verification" / "selftest"
+LATITUDE_BROWSER = "chromium"
 
 
 def run(args) -> int:
@@ -45,24 +49,28 @@ def run(args) -> int:
     outcomes.append(("unit tests", subprocess.run([*pytest, "tests", "-q"], cwd=ROOT).returncode == 0))
 
     print(f"selftest: the main job (python -m harness verify --out {MAIN_JOB_OUT.relative_to(ROOT)})", flush=True)
+    every_latitude = [latitude.name for latitude in latitudes.catalog()]
+    # Latitudes are the page's: the in-page path shows them whichever way a call arrives. The other
+    # runs show the reference as it is, and the relay's, webmcp's and the extension's paths to it.
     main_job = argparse.Namespace(target="reference", base_url=None, browser=None, call_path=None, fault=None,
                                   out=str(MAIN_JOB_OUT), lang="en", workers=args.workers, real_time=False, shard=None,
-                                  pytest_args=[])
+                                  pytest_args=[*(part for name in every_latitude for part in ("--latitude", name)),
+                                               "--latitudes-only-on", f"{LATITUDE_BROWSER}:in-page"])
     outcomes.append(("main job", verify.run(main_job) == 0))
+    main_rows = MAIN_JOB_OUT / "results.json"
 
-    # Latitudes are the page's: the in-page path shows them whichever way a call arrives.
-    print("selftest: latitude proof (chromium, in-page)", flush=True)
-    outcomes.append(("latitude proof", latitudes.run_proof(["chromium"], int(args.workers), out=MAIN_JOB_OUT,
-                                                           call_paths=["in-page"]) == 0))
+    print(f"selftest: latitude proof (the main job's runs on {LATITUDE_BROWSER}, in-page)", flush=True)
+    outcomes.append(("latitude proof", latitudes.run_proof([LATITUDE_BROWSER], int(args.workers), out=MAIN_JOB_OUT,
+                                                           call_paths=["in-page"], rows=_latitude_rows(main_rows)) == 0))
 
-    # Every fault caught with every latitude on (chromium in-page, clean runs: the latitude
-    # proof's), its sentinel beside it; a page of other markup and timing is the harder place to
+    # Every fault caught with every latitude on (chromium in-page, clean runs: the main job's
+    # there), its sentinel beside it; a page of other markup and timing is the harder place to
     # catch it, so catching it there proves its scenario can fail. What that leg cannot observe
-    # (another call path, a fault the latitudes hide) on both configurations as the reference is.
-    main_rows, latitude_rows = MAIN_JOB_OUT / "results.json", MAIN_JOB_OUT / "latitude-proof.json"
-    legs = [faults.Leg(("chromium",), latitudes=tuple(l.name for l in latitudes.catalog()), call_paths=("in-page",),
-                       clean_results=_existing(latitude_rows)),
-            faults.Leg(("chromium", "chromium-noflag"), clean_results=_existing(main_rows), rest_only=True)]
+    # (another call path, a fault the latitudes hide) on both configurations as the reference is,
+    # with clean runs of its own (the main job's chromium in-page runs had the latitudes on).
+    legs = [faults.Leg((LATITUDE_BROWSER,), latitudes=tuple(every_latitude), call_paths=("in-page",),
+                       clean_results=_existing(main_rows)),
+            faults.Leg(("chromium", "chromium-noflag"), rest_only=True)]
     print("selftest: fault proof (chromium with every latitude on; the rest on chromium and chromium-noflag)", flush=True)
     outcomes.append(("fault proof", faults.run_proof(legs, workers=int(args.workers), out=MAIN_JOB_OUT) == 0))
 
@@ -93,6 +101,14 @@ BUSY = "while True: pass  # harness load proof"
 
 def _existing(path):
     return path if path.exists() else None
+
+
+def _latitude_rows(main_rows: Path) -> list[dict]:
+    """The main job's runs that had every latitude on (see --latitudes-only-on); none if it wrote no rows."""
+    if not main_rows.exists():
+        return []
+    return [row for row in json.loads(main_rows.read_text(encoding="utf-8"))
+            if row["browser"] == LATITUDE_BROWSER and row["call_path"] in ("in-page", None)]
 
 
 def _main_job(out, workers: str) -> tuple[float, Counter, list[dict]]:

@@ -6,6 +6,7 @@ import pytest
 
 from harness import faults, latitudes
 from harness.faults import SENTINEL, Fault, judge
+from harness.pytest_plugin import latitudes_apply
 
 FAULT = Fault("queue-lifo", "confirm.queue", "answers the newest first")
 SCENARIO = "scenarios/test_confirmation.py::test_confirmations_come_one_at_a_time_in_arrival_order"
@@ -89,3 +90,14 @@ def test_the_rest_leg_takes_only_the_faults_no_earlier_leg_observed():
     assert faults.unobserved([FAULT, other, relay_only], verdicts) == [other, relay_only]
     missed = [faults.Verdict(FAULT, "chromium", "missed", "")]
     assert faults.unobserved([FAULT], missed) == []  # a miss is a verdict: the proof fails, not the rest leg's job
+
+
+@pytest.mark.parametrize("params, applies", [
+    ({"browser_name": "chromium", "call_path": "in-page"}, True),
+    ({"browser_name": "chromium"}, True),  # a scenario without a call path, on that browser
+    ({"browser_name": "chromium", "call_path": "relay"}, False),
+    ({"browser_name": "chromium-noflag", "call_path": "in-page"}, False),
+])
+def test_the_test_commands_main_job_has_the_latitudes_only_on_chromium_in_page(params, applies):
+    assert latitudes_apply("chromium:in-page", params) is applies
+    assert latitudes_apply(None, params) is True
