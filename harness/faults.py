@@ -93,10 +93,7 @@ def _item_tool(params: dict) -> str | None:
     for key in ("tool", "page_tool"):
         if params.get(key):
             return params[key]
-    for key in ("op", "plain_op"):
-        if getattr(params.get(key), "tool", None):
-            return params[key].tool
-    return None
+    return getattr(params.get("op"), "tool", None)
 
 
 class FaultProofPlugin:

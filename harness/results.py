@@ -28,7 +28,7 @@ from slugify import slugify
 PROPERTY = "harness"
 # Parameters that name where a row ran and what it was about.
 ENV_PARAMS = {"browser_name": "browser", "call_path": "call_path", "tool": "tool", "page_tool": "tool",
-              "op": "op", "plain_op": "op", "reference_fault": "fault"}
+              "op": "op", "reference_fault": "fault"}
 
 
 def _first_line(text: str, limit: int = 600) -> str:

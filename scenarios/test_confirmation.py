@@ -27,14 +27,11 @@ UNDO_SENTENCE = re.compile(r"元に戻せ(ません|ない)|元に戻すこと�
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """`op`: each confirming operation; `plain_op`: each other operation, of the target's tools."""
+    """`op`: each confirming operation of the target's tools."""
     tools = metafunc.config.stash[TARGET_KEY].ai_tools
     if "op" in metafunc.fixturenames:
         ops = [op for tool in tools for op in contract.confirming(tool)]
         metafunc.parametrize("op", ops, ids=[op.name for op in ops], scope="session")
-    if "plain_op" in metafunc.fixturenames:
-        ops = [op for tool in tools for op in contract.operations_of(tool) if not op.confirmation]
-        metafunc.parametrize("plain_op", ops, ids=[op.name for op in ops], scope="session")
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -193,18 +190,24 @@ def test_confirming_operation_asks_with_the_tables_dialog(op_page, op_client, op
     cancelled(op_page, call)
 
 
+# Each operation of the tool that the table does not list, one after another on one page.
 @pytest.mark.rules("confirm.which")
-def test_other_operations_run_without_asking(tab_of, client_for, plain_op):
-    tool_page = tab_of(plain_op.tool)
-    client = client_for(tool_page)
+def test_other_operations_run_without_asking(tool_page, client, tool):
     turned_on(tool_page, client)
-    args = valid_input(plain_op, client)
-    call, seen = start_and_see(tool_page, client, plain_op.name, args)
-    with check("confirm.which"):
-        title = tool_page.dialog.title.inner_text() if seen == "dialog" else ""
-        assert seen == "row", f"{plain_op.name} asked for confirmation ({title!r}); only the 5 operations of the table ask"
-    result = call.result()
-    assert result["ok"] is True, f"{plain_op.name}{args}: {result}"
+    with each_on_its_own():
+        for op in contract.operations_of(tool):
+            if op.confirmation:
+                continue
+            args = valid_input(op, client)
+            call, seen = start_and_see(tool_page, client, op.name, args)
+            with check("confirm.which", subject=op.name):
+                title = tool_page.dialog.title.inner_text() if seen == "dialog" else ""
+                assert seen == "row", f"{op.name} asked for confirmation ({title!r}); only the 5 operations of the table ask"
+            if seen == "dialog":
+                cancelled(tool_page, call)  # so that the next operation is not queued behind it
+                continue
+            result = call.result()
+            assert result["ok"] is True, f"{op.name}{args}: {result}"
 
 
 @pytest.mark.rules("confirm.detail")
