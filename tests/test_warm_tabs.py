@@ -21,7 +21,7 @@ def warm_tabs():
         except BrowserMissing as missing:
             pytest.skip(str(missing))
         browser = playwright.chromium.launch(executable_path=executable, args=config.launch_args())
-        tabs = WarmTabs(browser, {}, served_at(load_profile("reference", None), server.origin, 9), trace=False)
+        tabs = WarmTabs(browser, {}, served_at(load_profile("reference", None), server.origin, 9), trace=True)
         yield tabs
         tabs.close()
         browser.close()
@@ -64,6 +64,15 @@ def test_a_tab_whose_scenario_found_a_broken_rule_is_emptied_and_given_again(war
     again = warm_tabs.take("slides", "in-page", [], [], "next")
     assert again.page is found.page
     assert again.page.evaluate("localStorage.getItem('left-over')") is None
+
+
+def test_without_traces_a_failed_tab_leaves_no_artifacts(warm_tabs, tmp_path):
+    untraced = WarmTabs(warm_tabs.browser, {}, warm_tabs.target, trace=False)  # as the fault proof runs
+    failed = untraced.take("slides", "in-page", [], [], "failing")
+    untraced.give_back(failed, failed=True, artifacts=tmp_path)
+    untraced.close()
+    assert failed.page.is_closed()
+    assert not tmp_path.exists() or not any(tmp_path.iterdir())
 
 
 def test_call_paths_never_share_a_context(warm_tabs, tmp_path):
