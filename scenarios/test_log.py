@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from harness import contract, drivers, limits, tools
-from harness.checks import check
+from harness.checks import check, each_on_its_own
 from harness.pages import ToolPage, seconds_of_day
 from harness.tools import valid_input
 
@@ -195,18 +195,6 @@ def test_log_sits_at_the_bottom_edge_of_the_page(tool_page):
         assert gap <= BOTTOM_EDGE_PX, f"the panel 「AI からの操作」 ends {gap:.0f} px above the bottom of the page"
 
 
-@pytest.mark.rules("log.connect-help")
-def test_connect_help_gives_the_pages_origin(on):
-    log = on.log
-    origin = on.page.evaluate("location.origin")
-    with check("log.connect-help"):
-        help_box = log.connect_help.bounding_box()
-        first_row = log.rows.first.bounding_box()
-        assert help_box and first_row and help_box["y"] < first_row["y"], "「AI のエージェントのつなぎ方」 is not at the top of the panel"
-        log.connect_help_disclosure.open()
-        expect(on.page.get_by_text(f"--widget-origin {origin}").first).to_be_visible()
-
-
 @pytest.mark.tool("sql", "go", "slides", "excalidraw", "drawio")  # Node's log is a tab of its bottom pane
 @pytest.mark.rules("log.collapsible")
 def test_collapsed_log_shows_its_title_and_the_last_row(on, client):
@@ -229,30 +217,71 @@ def test_collapsed_log_shows_its_title_and_the_last_row(on, client):
 
 # --- rows ----------------------------------------------------------------------------------
 
-@pytest.mark.rules("log.row")
-def test_row_shows_time_name_and_80_character_summaries(on, client):
-    # A character outside the BMP early on: 80 characters are code points, not UTF-16 units.
-    read = contract.reader_of(on.tool)
-    long_args = text_call(on.tool, "要約の確認 🙂 " + "あいうえお" * 60)
-    for name, args in (long_args, (read.name, read.example)):  # long arguments, then a long result
-        before = page_clock(on)
-        call = logged(on, client, name, args)
-        after = page_clock(on)
-        # The spec fixes no serialization: the compact JSON, or the text the opened row shows.
-        opened_args, opened_result = (" ".join(text.split()) for text in on.log.open_row(call.row))
-        with check("log.row", subject=name):
-            row = on.log.row(call.row)
-            problems = []
-            shown = seconds_of_day(row.time)
-            if shown is None or not before <= shown <= after:
-                problems.append(f"time {row.time!r} is not the call's time of day (seconds {before}…{after})")
-            if row.name != name:
-                problems.append(f"name {row.name!r}, expected {name!r}")
-            problems += filter(None, (
-                summary_problem("arguments", row.args, [compact_json(args), opened_args]),
-                summary_problem("result", row.result, [compact_json(call.result), opened_result]),
-            ))
-            assert not problems, "\n".join(problems)
+# One page, one call after another: what the Design Doc fixes of the panel and of a call's row,
+# each rule its own check, each decided even when another fails.
+@pytest.mark.rules("log.connect-help", "log.row", "log.detail", "log.text-only", "log.memory-only")
+def test_each_call_is_a_row_of_text_kept_in_memory_only(on, client):
+    log = on.log
+    with each_on_its_own():
+        with check("log.connect-help"):
+            help_box = log.connect_help.bounding_box()
+            first_row = log.rows.first.bounding_box()  # the ready read's
+            assert help_box and first_row and help_box["y"] < first_row["y"], "「AI のエージェントのつなぎ方」 is not at the top of the panel"
+            log.connect_help_disclosure.open()
+            origin = on.page.evaluate("location.origin")
+            expect(on.page.get_by_text(f"--widget-origin {origin}").first).to_be_visible()
+
+        # A character outside the BMP early on: 80 characters are code points, not UTF-16 units.
+        read = contract.reader_of(on.tool)
+        long_args = text_call(on.tool, "要約の確認 🙂 " + "あいうえお" * 60)
+        for name, args in (long_args, (read.name, read.example)):  # long arguments, then a long result
+            before = page_clock(on)
+            call = logged(on, client, name, args)
+            after = page_clock(on)
+            # The spec fixes no serialization: the compact JSON, or the text the opened row shows.
+            opened_args, opened_result = (" ".join(text.split()) for text in log.open_row(call.row))
+            with check("log.row", subject=name):
+                row = log.row(call.row)
+                problems = []
+                shown = seconds_of_day(row.time)
+                if shown is None or not before <= shown <= after:
+                    problems.append(f"time {row.time!r} is not the call's time of day (seconds {before}…{after})")
+                if row.name != name:
+                    problems.append(f"name {row.name!r}, expected {name!r}")
+                problems += filter(None, (
+                    summary_problem("arguments", row.args, [compact_json(args), opened_args]),
+                    summary_problem("result", row.result, [compact_json(call.result), opened_result]),
+                ))
+                assert not problems, "\n".join(problems)
+
+        text = 'line one\nline "two"\n<mxCell id="0"/>'
+        written = logged(on, client, *text_call(on.tool, text))
+        with check("log.detail", subject=written.name):
+            args_text, _ = log.open_row(written.row)
+            assert text in args_text, f"the opened row does not show the text as written:\n{args_text[:500]}"
+        call = logged(on, client, read.name, read.example)
+        with check("log.detail", subject=read.name):
+            _, result_text = log.open_row(call.row)
+            for field in ("markdown", "xml"):
+                value = call.result.get(field)
+                if isinstance(value, str) and len(value) < DETAIL_CHARS - 500:
+                    assert value in result_text, f"the opened row does not show {read.name}'s {field} as written"
+
+        markup = "<img src=x onerror=window.__pwned=1>"
+        call = logged(on, client, *text_call(on.tool, markup))
+        with check("log.text-only"):
+            # The row's summary may cut the markup at 80 characters; the opened row shows it whole.
+            args_text, _ = log.open_row(call.row)
+            assert markup in args_text
+            expect(log.root.locator("img")).to_have_count(0)
+            assert on.page.evaluate("window.__pwned") is None, "the markup in the arguments ran"
+
+        marker = f"harness-marker-{secrets.token_hex(6)}"
+        logged(on, client, *text_call(on.tool, marker))
+        logged(on, client, *failing_call(on.tool))
+        stored = on.page.evaluate(STORED_TEXT)
+        with check("log.memory-only"):
+            assert marker not in stored, "the log's arguments were written to localStorage or IndexedDB"
 
 
 @ASKS
@@ -312,23 +341,6 @@ def test_new_rows_are_added_at_the_bottom(on, client):
         assert rows.nth(count - 1).bounding_box()["y"] > rows.nth(count - 2).bounding_box()["y"]
 
 
-@pytest.mark.rules("log.detail")
-def test_opened_row_shows_markdown_and_xml_unescaped(on, client):
-    text = 'line one\nline "two"\n<mxCell id="0"/>'
-    written = logged(on, client, *text_call(on.tool, text))
-    with check("log.detail", subject=written.name):
-        args_text, _ = on.log.open_row(written.row)
-        assert text in args_text, f"the opened row does not show the text as written:\n{args_text[:500]}"
-    read = contract.reader_of(on.tool)
-    call = logged(on, client, read.name, read.example)
-    with check("log.detail", subject=read.name):
-        _, result_text = on.log.open_row(call.row)
-        for field in ("markdown", "xml"):
-            value = call.result.get(field)
-            if isinstance(value, str) and len(value) < DETAIL_CHARS - 500:
-                assert value in result_text, f"the opened row does not show {read.name}'s {field} as written"
-
-
 @pytest.mark.rules("log.detail-limit")
 def test_opened_row_shows_up_to_10000_characters(on, client):
     text = "".join(f"{i:05d}," for i in range(5_000))  # 30,000 characters
@@ -343,19 +355,6 @@ def test_opened_row_shows_up_to_10000_characters(on, client):
         with check("log.detail-limit", subject=called):
             assert DETAIL_CHARS - DETAIL_MARGIN <= len(shown) <= DETAIL_CHARS, (
                 f"the opened row shows {len(shown)} characters of the {what}, expected up to {DETAIL_CHARS}")
-
-
-@pytest.mark.rules("log.text-only")
-def test_html_in_arguments_is_shown_as_text(on, client):
-    markup = "<img src=x onerror=window.__pwned=1>"
-    call = logged(on, client, *text_call(on.tool, markup))
-    log = on.log
-    with check("log.text-only"):
-        # The row's summary may cut the markup at 80 characters; the opened row shows it whole.
-        args_text, _ = log.open_row(call.row)
-        assert markup in args_text
-        expect(log.root.locator("img")).to_have_count(0)
-        assert on.page.evaluate("window.__pwned") is None, "the markup in the arguments ran"
 
 
 # --- the store -----------------------------------------------------------------------------
@@ -378,26 +377,22 @@ def test_keeps_the_last_200_calls(on, client, call_path):
 
 
 @pytest.mark.rules("log.lifetime")
-def test_rows_stay_while_the_switch_is_off(on, client):
+def test_rows_stay_while_the_switch_is_off_and_go_with_a_reload(on, client):
     logged(on, client, *text_call(on.tool, "残る行"))
     count = on.log.rows.count()
     last = on.log.row(-1)
     on.turn_off()
     on.log.expect_hidden()
     on.turn_on()
-    with check("log.lifetime"):
-        expect(on.log.rows).to_have_count(count)
-        assert on.log.row(-1) == last
-
-
-@pytest.mark.rules("log.lifetime")
-def test_rows_are_gone_after_reload(on, client):
-    logged(on, client, *text_call(on.tool, "消える行"))
-    on.page.reload()
-    expect(on.switch).to_be_checked()
-    on.log.expect_shown()
-    with check("log.lifetime"):
-        expect(on.log.rows).to_have_count(0)
+    with each_on_its_own():
+        with check("log.lifetime", subject="switch off"):
+            expect(on.log.rows).to_have_count(count)
+            assert on.log.row(-1) == last
+        on.page.reload()
+        expect(on.switch).to_be_checked()
+        on.log.expect_shown()
+        with check("log.lifetime", subject="reload"):
+            expect(on.log.rows).to_have_count(0)
 
 
 STORED_TEXT = """async () => {
@@ -421,16 +416,6 @@ STORED_TEXT = """async () => {
   }
   return texts.join('\\n');
 }"""
-
-
-@pytest.mark.rules("log.memory-only")
-def test_log_is_never_written_to_storage(on, client):
-    marker = f"harness-marker-{secrets.token_hex(6)}"
-    logged(on, client, *text_call(on.tool, marker))
-    logged(on, client, *failing_call(on.tool))
-    stored = on.page.evaluate(STORED_TEXT)
-    with check("log.memory-only"):
-        assert marker not in stored, "the log's arguments were written to localStorage or IndexedDB"
 
 
 # --- calls still running ---------------------------------------------------------------------
