@@ -81,14 +81,14 @@ def call_latency(calls: int = 40) -> dict[str, tuple[float, float]]:
     from harness.browsers import CONFIGS, resolve
     from harness.clients import InPageClient
     from harness.pages import new_tool_page
-    from harness.pytest_plugin import free_port
-    from harness.relay import Relay
+    from harness.relay import HeldPort, Relay
     from harness.server import FixtureServer, ReferenceConfig
     from harness.extension import ExtensionClient, launch_context
     from harness.targets import load_profile, served_at
     from harness.webmcp import WebMCPClient
 
-    relay_port = free_port()
+    held = HeldPort()
+    relay_port = held.number
     with FixtureServer(ReferenceConfig(relay_port=relay_port)) as server, sync_playwright() as playwright, \
             tempfile.TemporaryDirectory() as home:
         target = served_at(load_profile("reference"), server.origin, relay_port)
@@ -103,7 +103,7 @@ def call_latency(calls: int = 40) -> dict[str, tuple[float, float]]:
             tool_page.turn_on()
             return tool_page
 
-        with Relay(relay_port, target.widget_origin, Path(home)) as relay:
+        with Relay(relay_port, target.widget_origin, Path(home), held=held) as relay:
             tool_page = slides_tab(browser.new_context())
             clients = {"in-page": InPageClient(tool_page), "relay": relay.client_for(tool_page),
                        "webmcp": WebMCPClient(tool_page)}

@@ -8,7 +8,6 @@ and --target, --call-path, --fault and --real-time.
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -258,19 +257,26 @@ def needed_capabilities(node) -> set[str]:
 
 # --- the target ----------------------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+@pytest.fixture(scope="session")
+def held_relay_port(pytestconfig: pytest.Config):
+    """The served reference's relay port for this worker, held from the rest of the machine until
+    the worker's relay starts on it (None for a target whose page knows its own relay port)."""
+    from harness.relay import HeldPort
+
+    if not pytestconfig.stash[TARGET_KEY].served:
+        yield None
+        return
+    held = HeldPort()
+    yield held
+    held.release()
 
 
 @pytest.fixture(scope="session")
-def fixture_server(pytestconfig: pytest.Config):
+def fixture_server(pytestconfig: pytest.Config, held_relay_port):
     """The local fixture server: the reference playground and the embedding host, per worker."""
     from harness.server import FixtureServer, ReferenceConfig
 
-    target = pytestconfig.stash[TARGET_KEY]
-    relay_port = free_port() if target.served else target.relay_port
+    relay_port = held_relay_port.number if held_relay_port else pytestconfig.stash[TARGET_KEY].relay_port
     with FixtureServer(ReferenceConfig(relay_port=relay_port)) as server:
         yield server
 
@@ -401,11 +407,12 @@ MISSING_BROWSER_KEY = pytest.StashKey[str]()
 # --- clients -------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def relay(tmp_path_factory: pytest.TempPathFactory, target: Target) -> Iterator:
+def relay(tmp_path_factory: pytest.TempPathFactory, target: Target, held_relay_port) -> Iterator:
     """One relay per worker, with a HOME of its own (it writes $HOME/.webmcp/relay-port.json)."""
     from harness.relay import Relay
 
-    with Relay(port=target.relay_port, widget_origin=target.widget_origin, home=tmp_path_factory.mktemp("relay")) as running:
+    with Relay(port=target.relay_port, widget_origin=target.widget_origin, home=tmp_path_factory.mktemp("relay"),
+               held=held_relay_port) as running:
         yield running
 
 

@@ -118,6 +118,22 @@ def await_server_hello(port: int, timeout: float) -> None:
             received += chunk
 
 
+class HeldPort:
+    """A free port kept bound (not listening) until the relay is about to serve it: meanwhile the
+    kernel gives it to no other process of the machine (another run's relay or server, an outgoing
+    connection), which a port only found free and let go would not prevent."""
+
+    def __init__(self) -> None:
+        self._socket: socket.socket | None = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self.number: int = self._socket.getsockname()[1]
+
+    def release(self) -> None:
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+
+
 def port_is_held(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
@@ -258,11 +274,13 @@ class RelayClient:
 class Relay:
     """A spawned relay CLI with an MCP client session to it; use as a context manager."""
 
-    def __init__(self, port: int, widget_origin: str, home: Path, start_timeout: float = limits.RELAY_START, cli: Path = RELAY_CLI):
+    def __init__(self, port: int, widget_origin: str, home: Path, start_timeout: float = limits.RELAY_START, cli: Path = RELAY_CLI,
+                 held: HeldPort | None = None):
         if not 0 < port < 65536:
             raise RelayError(f"relay port {port} is not a TCP port")
         self.cli = cli
         self.port = port
+        self.held = held  # `port`, kept from others until this relay starts on it
         self.widget_origin = widget_origin
         self.home = home
         self.start_timeout = start_timeout
@@ -280,6 +298,8 @@ class Relay:
     def __enter__(self) -> "Relay":
         if not self.cli.is_file():
             raise RelayError(f"the relay CLI is not installed at {self.cli}: run `npm ci`")
+        if self.held is not None:
+            self.held.release()
         if port_is_held(self.port):
             raise RelayError(
                 f"port {self.port} is already held by a process the harness did not start; a relay there would "

@@ -14,7 +14,7 @@ import pytest
 
 from harness.cli import TEMPORARY_FOLDER
 from harness.paths import ROOT
-from harness.relay import RELAY_CLI, Relay, RelayError
+from harness.relay import RELAY_CLI, HeldPort, Relay, RelayError
 
 
 def free_port():
@@ -49,6 +49,14 @@ def test_held_port_is_refused_with_a_reason(tmp_path):
         holder.listen()
         with pytest.raises(RelayError, match="already held by a process the harness did not start"):
             Relay(port=holder.getsockname()[1], widget_origin="http://localhost:1", home=tmp_path).__enter__()
+
+
+def test_a_held_port_is_given_to_no_one_else_until_its_relay_starts_on_it(tmp_path):
+    held = HeldPort()
+    with socket.socket() as other, pytest.raises(OSError):
+        other.bind(("127.0.0.1", held.number))  # another run's relay or server, meanwhile
+    with Relay(port=held.number, widget_origin="http://localhost:1", home=tmp_path, held=held) as relay:
+        assert "webmcp_list_tools" in {tool.name for tool in relay.list_tools()}
 
 
 def test_relay_that_does_not_start_gives_its_stderr(tmp_path):
