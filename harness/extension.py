@@ -109,3 +109,10 @@ class ExtensionClient(PolledClient):
 
     def call(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.CALL_RESULT) -> dict:
         return self.start(name, arguments or {}).result(timeout)
+
+    def call_all(self, name: str, inputs: list[dict[str, Any]], timeout: float = limits.CALL_RESULT) -> list[dict]:
+        """Send the calls one after another, then await them all: one round trip to the worker."""
+        ids = [next(_ids) for _ in inputs]
+        outcomes = self.agent("([label, ids, name, inputs, ms]) => agent.callAll(label, ids, name, inputs, ms)",
+                              [self.label, ids, name, inputs, timeout * 1000])
+        return [self.parsed(name, outcome, timeout) for outcome in outcomes]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator
 
-from harness import contract
+from harness import clients, contract
 from harness.agent import Agent, assert_success
 from harness.pages import ToolPage
 from harness.targets import Target
@@ -22,10 +22,9 @@ def write_all(agent: Agent, files: dict[str, str], at_once: int = 20) -> None:
     each answer, and a page answers every write whatever else is in flight."""
     paths = list(files)
     for start in range(0, len(paths), at_once):
-        pending = [agent.client.start("go_write_file", {"path": path, "contents": files[path]})
-                   for path in paths[start:start + at_once]]
-        for call in pending:
-            assert_success("go_write_file", call.result())
+        inputs = [{"path": path, "contents": files[path]} for path in paths[start:start + at_once]]
+        for result in clients.call_all(agent.client, "go_write_file", inputs):
+            assert_success("go_write_file", result)
 
 
 def program(body: str, *imports: str) -> str:
