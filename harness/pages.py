@@ -456,16 +456,20 @@ def scripts_loaded(page_or_frame) -> set[str]:
     return set(page_or_frame.evaluate(SCRIPTS_LOADED))
 
 
-def ai_scripts(open_tool, tool: str, wait_for_operations) -> tuple[ToolPage, set[str]]:
+def scripts_when_off(open_tool, tool: str) -> set[str]:
+    """The scripts and frames a tool page left off has loaded, once settled: quiet for long enough
+    to include what a tool loads a while after its page (a document it imports late). Read before
+    any tab of the context turns on (the tab would follow it)."""
+    off = open_tool(tool)
+    off.settle(quiet_ms=OFF_TAB_QUIET_MS)
+    return scripts_loaded(off.page)
+
+
+def ai_scripts(open_tool, tool: str, wait_for_operations, loaded_when_off: set[str]) -> tuple[ToolPage, set[str]]:
     """The scripts and frames a tool page loads because its switch is on (the polyfill, the relay
     script): what a switched-on tab has loaded once its operations are registered, and a tab
-    left off has not, once settled. Returns the switched-on tab (ON is then stored for the
-    origin) and those URLs."""
-    off = open_tool(tool)
-    # Quiet for long enough to include what a tool loads a while after its page (a document it
-    # imports late); the tab left off is read before any tab turns on (it would follow it).
-    off.settle(quiet_ms=OFF_TAB_QUIET_MS)
-    loaded_when_off = scripts_loaded(off.page)
+    left off has not (`loaded_when_off`). Returns the switched-on tab (ON is then stored for
+    the origin) and those URLs."""
     on = open_tool(tool)
     on.turn_on()
     wait_for_operations(on)

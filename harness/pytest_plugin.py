@@ -21,7 +21,7 @@ from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, resolve
 from harness.clients import InPageClient, ToolClient
 from harness.drivers import CALL_PATHS, DRIVERS, MCP_RELAY, Driver, paths_for, unknown_capabilities
 from harness.extension import ExtensionClient, launch_context
-from harness.pages import ToolPage, new_tool_page
+from harness.pages import ToolPage, new_tool_page, scripts_when_off as read_scripts_when_off
 from harness.rules import BY_ID
 from harness.targets import Target, TargetError, check_reachable, load_profile, served_at
 from harness.webmcp import WebMCPClient
@@ -338,6 +338,27 @@ def open_tool(context: BrowserContext, target: Target, request: pytest.FixtureRe
         return tool_page
 
     return open_
+
+
+@pytest.fixture(scope="session")
+def _scripts_when_off_read() -> dict[tuple, set[str]]:
+    return {}
+
+
+@pytest.fixture
+def scripts_when_off(open_tool, browser_config: BrowserConfig, reference_faults: list[str],
+                     reference_latitudes: list[str], _scripts_when_off_read: dict) -> Callable[[str], set[str]]:
+    """`scripts_when_off("slides")`: what a tool page left off loads (pages.scripts_when_off), read
+    in this scenario's context the first time the worker needs it for this browser, tool, faults
+    and latitudes, then remembered (a tab's load and its 2 s of quiet each time otherwise)."""
+
+    def read(tool: str) -> set[str]:
+        key = (browser_config.name, tool, tuple(reference_faults), tuple(reference_latitudes))
+        if key not in _scripts_when_off_read:
+            _scripts_when_off_read[key] = read_scripts_when_off(open_tool, tool)
+        return _scripts_when_off_read[key]
+
+    return read
 
 
 @pytest.fixture(scope="session")

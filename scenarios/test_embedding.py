@@ -27,8 +27,10 @@ def frame_urls(target, fixture_server, tool):
 
 @pytest.mark.rules("embedding.no-registration", "embedding.no-header")
 @pytest.mark.parametrize("embedding", ["same-origin", "cross-origin"])
-def test_embedded_page_with_stored_on_registers_nothing(open_tool, context, target, fixture_server, tool, embedding):
-    top, scripts = ai_scripts(open_tool, tool, lambda on: InPageClient(on).wait_for_tools(contract.names_of(tool)))
+def test_embedded_page_with_stored_on_registers_nothing(open_tool, scripts_when_off, context, target, fixture_server, tool,
+                                                        embedding):
+    top, scripts = ai_scripts(open_tool, tool, lambda on: InPageClient(on).wait_for_tools(contract.names_of(tool)),
+                              scripts_when_off(tool))
 
     url, host_file = frame_urls(target, fixture_server, tool)[embedding]
     # A tab that follows its requests, its frame's too, so it can wait until they are quiet.

@@ -23,8 +23,8 @@ def wait_for_operations(tool):
 
 
 @pytest.mark.rules("registration.scripts-when-on")
-def test_scripts_load_only_when_the_switch_is_on(open_tool, tool):
-    tool_page, scripts = ai_scripts(open_tool, tool, wait_for_operations(tool))
+def test_scripts_load_only_when_the_switch_is_on(open_tool, scripts_when_off, tool):
+    tool_page, scripts = ai_scripts(open_tool, tool, wait_for_operations(tool), scripts_when_off(tool))
     with check("registration.scripts-when-on"):
         # Empty when a page left off loads the same scripts as a switched-on one.
         assert scripts, "turning the switch on loaded no script that a page left off does not load"
@@ -61,8 +61,8 @@ def expect_turned_back_off(tool_page) -> None:
 
 
 @pytest.mark.rules("switch.start-failure")
-def test_script_that_cannot_load_turns_the_switch_back_off(open_tool, tool):
-    probe, scripts = ai_scripts(open_tool, tool, wait_for_operations(tool))
+def test_script_that_cannot_load_turns_the_switch_back_off(open_tool, scripts_when_off, tool):
+    probe, scripts = ai_scripts(open_tool, tool, wait_for_operations(tool), scripts_when_off(tool))
     probe.turn_off()
 
     tool_page = open_tool(tool)
@@ -98,9 +98,9 @@ def test_refused_registration_turns_the_switch_back_off(tool_page, tool):
 
 
 @pytest.mark.rules("switch.start-failure-stored-on")
-def test_stored_on_that_cannot_start_turns_the_switch_back_off(open_tool, tool):
+def test_stored_on_that_cannot_start_turns_the_switch_back_off(open_tool, scripts_when_off, tool):
     # The probe's ON is stored for the origin: a tab opened now starts from it.
-    _, scripts = ai_scripts(open_tool, tool, wait_for_operations(tool))
+    _, scripts = ai_scripts(open_tool, tool, wait_for_operations(tool), scripts_when_off(tool))
     tool_page = open_tool(tool, navigate=False)
     tool_page.page.route(lambda url: url in scripts, lambda route: route.abort())
     tool_page.goto(tool_page.url)
