@@ -2,7 +2,9 @@ import subprocess
 import sys
 
 import pytest
+from playwright.sync_api import sync_playwright
 
+from harness.browsers import CONFIGS, BrowserMissing, resolve
 from harness.paths import ROOT
 
 pytest_plugins = ["pytester"]
@@ -19,3 +21,18 @@ def collected():
         return [line for line in run.stdout.splitlines() if "::" in line]
 
     return collect
+
+
+@pytest.fixture(scope="module")
+def noflag_chromium():
+    """Chromium as the main job starts it for chromium-noflag; the test is skipped, with the reason,
+    where it is not installed."""
+    with sync_playwright() as playwright:
+        config = CONFIGS["chromium-noflag"]
+        try:
+            executable = resolve(config, playwright.chromium.executable_path).executable_path
+        except BrowserMissing as missing:
+            pytest.skip(str(missing))
+        browser = playwright.chromium.launch(executable_path=executable, args=config.launch_args())
+        yield browser
+        browser.close()

@@ -6,10 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 
 from harness import clients
-from harness.browsers import CONFIGS, BrowserMissing, resolve
 
 # A page whose one operation answers only once `expected` calls have arrived: calls sent one at a
 # time would never be answered.
@@ -40,22 +39,9 @@ class BarePage:
         return "(not kept)"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        config = CONFIGS["chromium-noflag"]
-        try:
-            executable = resolve(config, playwright.chromium.executable_path).executable_path
-        except BrowserMissing as missing:
-            pytest.skip(str(missing))
-        browser = playwright.chromium.launch(executable_path=executable, args=config.launch_args())
-        yield browser
-        browser.close()
-
-
 @pytest.fixture
-def bare_page(browser):
-    page = browser.new_page()
+def bare_page(noflag_chromium):
+    page = noflag_chromium.new_page()
     page.set_content(PAGE)
     yield page
     page.close()

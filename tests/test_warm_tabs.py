@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import sync_playwright
 
-from harness.browsers import CONFIGS, BrowserMissing, resolve
 from harness.pages import RELAY_TAB_ID_KEY
 from harness.server import FixtureServer, ReferenceConfig
 from harness.targets import load_profile, served_at
@@ -13,18 +11,11 @@ from harness.warm_tabs import BLANK_PATH, WarmTabs
 
 
 @pytest.fixture(scope="module")
-def warm_tabs():
-    with FixtureServer(ReferenceConfig(relay_port=9)) as server, sync_playwright() as playwright:
-        config = CONFIGS["chromium-noflag"]
-        try:
-            executable = resolve(config, playwright.chromium.executable_path).executable_path
-        except BrowserMissing as missing:
-            pytest.skip(str(missing))
-        browser = playwright.chromium.launch(executable_path=executable, args=config.launch_args())
-        tabs = WarmTabs(browser, {}, served_at(load_profile("reference", None), server.origin, 9), trace=True)
+def warm_tabs(noflag_chromium):
+    with FixtureServer(ReferenceConfig(relay_port=9)) as server:
+        tabs = WarmTabs(noflag_chromium, {}, served_at(load_profile("reference", None), server.origin, 9), trace=True)
         yield tabs
         tabs.close()
-        browser.close()
 
 
 def test_the_next_scenario_gets_the_tab_reset_to_a_new_tabs_start(warm_tabs, tmp_path):
