@@ -180,6 +180,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if others:
             config.hook.pytest_deselected(items=others)
             items[:] = [item for item in items if item.nodeid in mine]
+    # One browser configuration after the other, each in the order pytest gave: a worker's browser
+    # (and its warm tabs) is torn down whenever the next scenario needs the other configuration,
+    # and pytest's grouping of the session-scoped parameters left 27 such switches.
+    browsers_in_order = list(dict.fromkeys(_browser_name(item) for item in items))
+    items.sort(key=lambda item: browsers_in_order.index(_browser_name(item)))
     missing = _missing_browsers({item.callspec.params["browser_name"] for item in items
                                  if "browser_name" in getattr(getattr(item, "callspec", None), "params", {})})
     for item in items:
@@ -196,6 +201,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             unknown = [rule for rule in marker.args if rule not in BY_ID]
             if unknown:
                 raise pytest.UsageError(f"{item.nodeid}: unknown rule ids {unknown} (see harness/rules.py)")
+
+
+def _browser_name(item: pytest.Item) -> str | None:
+    return getattr(getattr(item, "callspec", None), "params", {}).get("browser_name")
 
 
 def _driver_runs_on(params: dict) -> bool:
