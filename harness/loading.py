@@ -7,11 +7,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from playwright.sync_api import Route
+from playwright.sync_api import Page, Route
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness.pages import ToolPage
 
 HOLD_SEEN_WITHIN = 15  # seconds for the page to ask for what carries its loading
+ROUTE_DISPATCH = 0.05  # seconds: how soon a held request is noticed
 
 
 def _carriers(how: str):
@@ -20,6 +22,20 @@ def _carriers(how: str):
     if how == "child-frame":
         return "**/*", lambda request: request.frame.parent_frame is not None
     return how, lambda request: True
+
+
+def wait_for_held(page: Page, held: list[Route], within: float) -> None:
+    """Until a route handler has held a request (`held` not empty), at most `within` seconds.
+
+    Route handlers run only while Playwright is called, and a worker's requests (an engine in a
+    Web Worker) raise no event of the page: wait for the page's next request in short slices,
+    idle in between (a loop of calls would take a core from the other worker)."""
+    deadline = time.monotonic() + within
+    while not held and (left := deadline - time.monotonic()) > 0:
+        try:
+            page.wait_for_event("request", timeout=min(left, ROUTE_DISPATCH) * 1000)
+        except PlaywrightTimeoutError:
+            pass
 
 
 class HeldLoading:
@@ -36,11 +52,9 @@ class HeldLoading:
         page.route(self.pattern, self._hold)
         # The held requests keep the load event from firing: wait for the document only.
         tool_page.goto(tool_page.url, wait_until="domcontentloaded")
-        # Route handlers run while Playwright is called: call it until the loading is held, then
-        # hold nothing more (the switch's scripts and the relay's frame must load).
-        deadline = time.monotonic() + HOLD_SEEN_WITHIN
-        while not self.held and time.monotonic() < deadline:
-            page.evaluate("0")
+        # Until the loading is held; then hold nothing more (the switch's scripts and the relay's
+        # frame must load).
+        wait_for_held(page, self.held, HOLD_SEEN_WITHIN)
         self._holding = False
         if not self.held:
             page.unroute(self.pattern, self._hold)
@@ -86,9 +100,7 @@ class HeldRequests:
 
     def seen(self, within: float = HOLD_SEEN_WITHIN) -> bool:
         """Whether the page asked for one of them within `within` seconds."""
-        deadline = time.monotonic() + within
-        while not self.held and time.monotonic() < deadline:
-            self.page.evaluate("0")  # route handlers run while Playwright is called
+        wait_for_held(self.page, self.held, within)
         return bool(self.held)
 
     def release(self) -> None:
