@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from harness import contract
-from harness.checks import check
+from harness.checks import check, each_on_its_own
 from harness.clock import T0, at
 from harness.clients import InPageClient
 from harness.pages import SEVEN_DAYS_MS
@@ -50,7 +50,8 @@ def test_stored_on_registers_on_open_without_extending(clocked, open_tool, tool)
             f"{tool_page.storage.key} holds {stored}; opening the page must keep enabledUntil {until}")
 
 
-# Each from the page's clock (now, in ms): a warm tab of the page, on real time.
+# Each from the page's clock (now, in ms): a warm tab of the page, on real time. One after another
+# on that tab: each value is written and read by a reload of its own.
 INVALID_VALUES = {
     "not-json": lambda now: "{v:1",
     "wrong-version": lambda now: json.dumps({"v": 2, "enabledUntil": now + 10**9, "skipConfirmUntil": None}),
@@ -62,14 +63,15 @@ INVALID_VALUES = {
 
 
 @pytest.mark.rules("storage.invalid-removed")
-@pytest.mark.parametrize("value", INVALID_VALUES.values(), ids=INVALID_VALUES.keys())
-def test_invalid_or_expired_value_is_off_and_removed(tool_page, value):
-    tool_page.storage.write_raw(value(tool_page.storage.now()))
-    tool_page.page.reload()
-    with check("storage.invalid-removed"):
-        expect(tool_page.switch).not_to_be_checked()
-        assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
-        assert not InPageClient(tool_page).tools()
+def test_invalid_or_expired_value_is_off_and_removed(tool_page):
+    with each_on_its_own():
+        for name, value in INVALID_VALUES.items():
+            tool_page.storage.write_raw(value(tool_page.storage.now()))
+            tool_page.page.reload()
+            with check("storage.invalid-removed", subject=name):
+                expect(tool_page.switch).not_to_be_checked()
+                assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
+                assert not InPageClient(tool_page).tools()
 
 
 @pytest.mark.rules("storage.off-removes")

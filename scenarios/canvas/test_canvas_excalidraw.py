@@ -7,7 +7,7 @@ from canvas_agent import assert_is_open_document
 from jsonschema.validators import validator_for
 
 from harness import contract
-from harness.checks import check
+from harness.checks import check, each_on_its_own
 from harness.agent import assert_success
 
 pytestmark = pytest.mark.tool("excalidraw")
@@ -279,21 +279,27 @@ def test_background_accepts_transparent(agent):
         assert by_id(agent.read())[shape["id"]]["backgroundColor"] == "transparent"
 
 
-@pytest.mark.rules("excalidraw.colors", "input.schema")
-@pytest.mark.parametrize("field, colour", [
+# Each value one after another on one page: a refused update leaves the drawing as it was.
+OUTSIDE_THE_PATTERN = [
     ("strokeColor", "red"), ("strokeColor", "#fff"), ("strokeColor", "#12345g"), ("strokeColor", "transparent"),
     ("strokeColor", "#1234567"), ("backgroundColor", "blue"), ("backgroundColor", "#abc"), ("backgroundColor", "Transparent"),
-])
-def test_colour_not_in_the_pattern_is_refused(agent, field, colour):
+]
+
+
+@pytest.mark.rules("excalidraw.colors", "input.schema")
+def test_colour_not_in_the_pattern_is_refused(agent):
     """strokeColor と backgroundColor は、# と 6 桁の 16 進の文字列である。"""
-    read = agent.read()
-    arguments = {"id": first_shape(read)["id"], field: colour}
     schema = next(info.input_schema for info in agent.client.tools() if info.name == "excalidraw_update_element")
-    with check("excalidraw.colors"):
-        assert not validator_for(schema)(schema).is_valid(arguments), f"the registered inputSchema accepts {field}={colour!r}"
-    with check("input.schema"):
-        agent.rejects_input("excalidraw_update_element", arguments)
-        assert agent.read()["elements"] == read["elements"], f"{field}={colour!r} changed the drawing"
+    with each_on_its_own():
+        for field, colour in OUTSIDE_THE_PATTERN:
+            read = agent.read()
+            arguments = {"id": first_shape(read)["id"], field: colour}
+            subject = f"{field}={colour}"
+            with check("excalidraw.colors", subject=subject):
+                assert not validator_for(schema)(schema).is_valid(arguments), f"the registered inputSchema accepts {subject!r}"
+            with check("input.schema", subject=subject):
+                agent.rejects_input("excalidraw_update_element", arguments)
+                assert agent.read()["elements"] == read["elements"], f"{subject!r} changed the drawing"
 
 
 @pytest.mark.rules("excalidraw.clear", "confirm.which")
