@@ -39,6 +39,22 @@ TAB_SUFFIX_LENGTH = 4
 # The relay script's widget frame (embed.js marks it); setting its src again restarts it.
 RELOAD_WIDGET = """() => { const frame = document.querySelector('iframe[data-webmcp-relay]');
   if (frame) frame.src = frame.src; }"""
+# Chromium delays each new WebSocket of a renderer process by rand(1-5 s) x 2^min(pending + failed /
+# (succeeded + 1), 16) / 65536, counting for 2-4 minutes (services/network/websocket_throttler.cc).
+# A widget that missed its port and scanned 9333-9348 leaves 32 failures; in a process with no
+# success yet, every later WebSocket then waits 1-5 s, past the widget's 1.2 s per port, which
+# closes it before it starts: one more failure, and a restarted widget is caught the same way.
+# Handshakes that succeed, made from the tab's own process with no time limit, weigh the failures
+# down; the widget restarted after them connects at once.
+SUCCEEDED_HANDSHAKES = 64
+LIFT_THROTTLE = """([port, count, ms]) => Promise.race([
+  Promise.all(Array.from({ length: count }, () => new Promise((done) => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/`);
+    socket.onopen = () => { socket.close(); done(1); };
+    socket.onerror = () => done(0);
+  }))).then((opened) => opened.reduce((a, b) => a + b, 0)),
+  new Promise((done) => setTimeout(() => done(-1), ms)),
+])"""
 TERMINATE_GRACE = 3.0
 
 _live_pids: set[int] = set()
@@ -237,10 +253,15 @@ class RelayClient:
                     if seen or remaining <= limits.RELAY_FIRST_CONNECT:
                         raise
                 # Nothing of the tab reached the relay: its widget missed the relay's port (a busy
-                # machine answers the widget's 1.2 s probe late) and went scanning 9333–9348. A
+                # page reads the relay's hello past the widget's 1.2 s) and went scanning 9333–9348,
+                # which may have left Chromium throttling the tab's WebSockets (LIFT_THROTTLE). A
                 # fresh widget starts again at the port it was given.
-                self.tool_page.console.append(f"[harness] the relay widget had not connected after "
-                                              f"{limits.RELAY_FIRST_CONNECT:.0f} s: reloaded it")
+                opened = self.tool_page.page.evaluate(LIFT_THROTTLE, [self.relay.port, SUCCEEDED_HANDSHAKES,
+                                                                      limits.RELAY_FIRST_CONNECT * 1000])
+                self.tool_page.console.append(
+                    f"[harness] the relay widget had not connected after {limits.RELAY_FIRST_CONNECT:.0f} s: "
+                    f"{opened if opened >= 0 else 'not all'} of {SUCCEEDED_HANDSHAKES} handshakes with the relay "
+                    f"from the tab's process, then reloaded the widget")
                 self.tool_page.page.evaluate(RELOAD_WIDGET)
         except HarnessError as error:
             if not seen:
