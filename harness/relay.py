@@ -44,8 +44,8 @@ RELOAD_WIDGET = """() => { const frame = document.querySelector('iframe[data-web
 # A widget that missed its port and scanned 9333-9348 leaves 32 failures; in a process with no
 # success yet, every later WebSocket then waits 1-5 s, past the widget's 1.2 s per port, which
 # closes it before it starts: one more failure, and a restarted widget is caught the same way.
-# Handshakes that succeed, made from the tab's own process without the widget's 1.2 s limit, weigh the failures
-# down; the widget restarted after them connects at once.
+# Handshakes that succeed, made from the tab's own process without the widget's 1.2 s limit,
+# weigh the failures down; the widget restarted after them connects at once.
 SUCCEEDED_HANDSHAKES = 64
 LIFT_THROTTLE = """([port, count, ms]) => Promise.race([
   Promise.all(Array.from({ length: count }, () => new Promise((done) => {
