@@ -26,6 +26,10 @@ STORAGE_PREFIX = "fd-ai-operations:"
 SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000
 # The relay keeps a tab id in sessionStorage; fixing it per tab makes relay names predictable.
 RELAY_TAB_ID_KEY = "__webmcp_relay_tab_id"
+# The path of the WebSockets the harness itself opens from a page (harness/relay.py's
+# LIFT_THROTTLE): they are not the page's contacts, or a page that never reached its relay
+# would seem to have.
+HARNESS_SOCKET_PATH = "/harness-handshake"
 
 
 class ToolPage:
@@ -46,7 +50,11 @@ class ToolPage:
         page.on("request", self._request_started)
         page.on("requestfinished", lambda request: self.in_flight.discard(request))
         page.on("requestfailed", lambda request: self.in_flight.discard(request))
-        page.on("websocket", lambda socket: self.contacted.add(_origin(socket.url)))
+        page.on("websocket", self._socket_opened)
+
+    def _socket_opened(self, socket) -> None:
+        if urlsplit(socket.url).path != HARNESS_SOCKET_PATH:
+            self.contacted.add(_origin(socket.url))
 
     def _request_started(self, request) -> None:
         self.contacted.add(_origin(request.url))

@@ -29,7 +29,7 @@ from mcp.client.stdio import stdio_client
 
 from harness import limits
 from harness.clients import ConditionTimedOut, HarnessError, ToolInfo, call_when_ready, parse_result
-from harness.pages import ToolPage
+from harness.pages import HARNESS_SOCKET_PATH, ToolPage
 from harness.paths import NODE_MODULES
 
 RELAY_CLI = NODE_MODULES / "@mcp-b/webmcp-local-relay/dist/cli.js"
@@ -47,9 +47,9 @@ RELOAD_WIDGET = """() => { const frame = document.querySelector('iframe[data-web
 # Handshakes that succeed, made from the tab's own process without the widget's 1.2 s limit,
 # weigh the failures down; the widget restarted after them connects at once.
 SUCCEEDED_HANDSHAKES = 64
-LIFT_THROTTLE = """([port, count, ms]) => Promise.race([
+LIFT_THROTTLE = """([port, path, count, ms]) => Promise.race([
   Promise.all(Array.from({ length: count }, () => new Promise((done) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/`);
+    const socket = new WebSocket(`ws://127.0.0.1:${port}${path}`);
     socket.onopen = () => { socket.close(); done(1); };
     socket.onerror = () => done(0);
   }))).then((opened) => opened.reduce((a, b) => a + b, 0)),
@@ -256,8 +256,8 @@ class RelayClient:
                 # page reads the relay's hello past the widget's 1.2 s) and went scanning 9333–9348,
                 # which may have left Chromium throttling the tab's WebSockets (LIFT_THROTTLE). A
                 # fresh widget starts again at the port it was given.
-                opened = self.tool_page.page.evaluate(LIFT_THROTTLE, [self.relay.port, SUCCEEDED_HANDSHAKES,
-                                                                      limits.RELAY_FIRST_CONNECT * 1000])
+                opened = self.tool_page.page.evaluate(LIFT_THROTTLE, [
+                    self.relay.port, HARNESS_SOCKET_PATH, SUCCEEDED_HANDSHAKES, limits.RELAY_FIRST_CONNECT * 1000])
                 self.tool_page.console.append(
                     f"[harness] the relay widget had not connected after {limits.RELAY_FIRST_CONNECT:.0f} s: "
                     f"{opened if opened >= 0 else 'not all'} of {SUCCEEDED_HANDSHAKES} handshakes with the relay "
