@@ -28,7 +28,8 @@ def browser_type(playwright: Playwright, browser_config: BrowserConfig) -> Brows
 def browser_type_launch_args(browser_type_launch_args: dict, browser_type: BrowserType,
                              browser_config: BrowserConfig) -> dict:
     try:
-        resolved = browsers.resolve(browser_config, browser_type.executable_path)
+        resolved = browsers.resolve(browser_config, browser_type.executable_path,
+                                    headless=browser_type_launch_args.get("headless", True))
     except BrowserMissing as missing:
         pytest.skip(str(missing))
     args = {**browser_type_launch_args, "args": [*browser_type_launch_args.get("args", []), *browser_config.launch_args()]}

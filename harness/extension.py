@@ -20,6 +20,7 @@ from playwright.sync_api import BrowserContext, BrowserType
 from playwright.sync_api import Error as PlaywrightError
 
 from harness import limits
+from harness.browsers import BrowserMissing, full_chromium
 from harness.checks import HarnessError
 from harness.clients import ConditionTimedOut, NotJsonResult, PolledClient, ToolInfo, parse_result
 from harness.pages import RELAY_TAB_ID_KEY, ToolPage
@@ -35,9 +36,14 @@ def launch_context(browser_type: BrowserType, launch_args: dict, context_args: d
     extension loaded."""
     args = [*launch_args.get("args", []), f"--disable-extensions-except={EXTENSION}", f"--load-extension={EXTENSION}"]
     options = {**launch_args, **context_args, "args": args}
+    # A headless shell loads no extension; the full Chromium beside it does.
     if not options.get("executable_path"):
-        # Playwright's own build: its default headless shell loads no extension, its full Chromium does.
-        options["channel"] = "chromium"
+        options["channel"] = "chromium"  # Playwright's own build
+    else:
+        try:
+            options["executable_path"] = full_chromium(options["executable_path"])
+        except BrowserMissing as missing:
+            raise HarnessError(f"the agent extension cannot load: {missing}") from None
     profile = tempfile.mkdtemp(prefix="extension-", dir=profiles)
     context = browser_type.launch_persistent_context(profile, **options)
     # Frees the space during a long run; Chromium may still write as it exits, so what it leaves

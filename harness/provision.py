@@ -14,7 +14,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from harness.browsers import CONFIGS, BrowserMissing, resolve, system_chromium
+from harness.browsers import CONFIGS, BrowserMissing, resolve, system_chromium, system_headless_shell
 from harness.paths import ROOT
 
 ATTEMPT_STAMP = ROOT / ".venv" / ".harness-stamps" / "playwright-download-failed"
@@ -39,15 +39,19 @@ def _playwright_download(engines: list[str]) -> None:
 
 
 def _apt_chromium() -> None:
-    if system_chromium():
+    """Debian's chromium, and its headless shell (what headless runs launch, see harness.browsers)."""
+    wanted = [package for package, found in (("chromium", system_chromium()), ("chromium-headless-shell", system_headless_shell()))
+              if not found]
+    if not wanted:
         return
     if os.geteuid() != 0 or not shutil.which("apt-get"):
-        _say("no Chromium found, and apt-get as root is not available to install Debian's chromium")
+        _say(f"{' and '.join(wanted)} not installed, and apt-get as root is not available to install Debian's packages")
         return
-    _say("installing Debian's chromium with apt-get")
+    _say(f"installing Debian's {' and '.join(wanted)} with apt-get")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     subprocess.run(["apt-get", "update", "-qq"], check=False, env=env, stdout=subprocess.DEVNULL)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=False, env=env, stdout=subprocess.DEVNULL)
+    for package in wanted:  # one at a time: a release without the headless shell still gets chromium
+        subprocess.run(["apt-get", "install", "-y", "-qq", package], check=False, env=env, stdout=subprocess.DEVNULL)
 
 
 def executables() -> dict[str, str]:

@@ -53,7 +53,9 @@ def browser_statuses(names: list[str]) -> list[ConfigStatus]:
                 statuses.append(ConfigStatus(name, False, f"{name}: does not start: {launch_failure(str(error))}"))
                 continue
             engine = {"chromium": "Chromium", "firefox": "Firefox", "webkit": "WebKit"}[config.engine]
-            source = "Playwright" if resolved.source == "playwright" else "system"
+            source = "Playwright" if resolved.source == "playwright" else resolved.source
+            if config.engine == "chromium" and resolved.source != "system":  # a headless shell loads no extension
+                source = source.replace(" headless shell", "") + " headless shell; the extension path in its full Chromium"
             statuses.append(ConfigStatus(name, True, f"{engine} {browser.version} ({source})"))
             browser.close()
     return statuses
