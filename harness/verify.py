@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from harness.browsers import CONFIGS, BrowserMissing, resolve
+from harness.drivers import DRIVERS
 from harness.paths import ROOT
 from harness.pytest_plugin import parse_shard
 from harness.sessions import scenarios_command
@@ -54,8 +55,10 @@ def browser_statuses(names: list[str]) -> list[ConfigStatus]:
                 continue
             engine = {"chromium": "Chromium", "firefox": "Firefox", "webkit": "WebKit"}[config.engine]
             source = "Playwright" if resolved.source == "playwright" else resolved.source
-            if config.engine == "chromium" and resolved.source != "system":  # a headless shell loads no extension
-                source = source.replace(" headless shell", "") + " headless shell; the extension path in its full Chromium"
+            if config.engine == "chromium" and resolved.source != "system":
+                source = source.replace(" headless shell", "") + " headless shell"
+                if any(driver.loads_extension and driver.supports(config) for driver in DRIVERS.values()):
+                    source += "; the extension path in its full Chromium"  # a headless shell loads no extension
             statuses.append(ConfigStatus(name, True, f"{engine} {browser.version} ({source})"))
             browser.close()
     return statuses
