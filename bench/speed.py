@@ -112,7 +112,7 @@ def call_latency(calls: int = 40) -> dict[str, tuple[float, float]]:
             raw = median_seconds(lambda: tool_page.page.evaluate(RAW_CALL), calls)
             medians = {path: (median_seconds(lambda c=client: c.call("slides_read"), calls), raw)
                        for path, client in clients.items()}
-        extension_context = launch_context(playwright.chromium, launch_args, {})
+        extension_context = launch_context(playwright.chromium, launch_args, {}, Path(home))
         extension_tab = slides_tab(extension_context)
         extension = ExtensionClient(extension_tab)
         extension.wait_for_tools({"slides_read"})

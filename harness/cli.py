@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     report.set_defaults(run=_report)
 
     selftest = commands.add_parser("selftest", help="unit tests, the scenarios on Chromium, and the fault proof")
-    selftest.add_argument("--workers", default="2", help="processes at once (default 2; the fault proof one more)")
+    selftest.add_argument("--workers", default="2", help="processes at once (default 2; the fault proof two more)")
     selftest.add_argument("--under-load", action="store_true",
                           help="the load proof: the main job on both Chromium configurations idle, then with every core busy")
     selftest.add_argument("--runs", type=int, default=1,
