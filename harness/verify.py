@@ -55,10 +55,11 @@ def browser_statuses(names: list[str]) -> list[ConfigStatus]:
                 continue
             engine = {"chromium": "Chromium", "firefox": "Firefox", "webkit": "WebKit"}[config.engine]
             source = "Playwright" if resolved.source == "playwright" else resolved.source
-            if config.engine == "chromium" and resolved.source != "system":
-                source = source.replace(" headless shell", "") + " headless shell"
-                if any(driver.loads_extension and driver.supports(config) for driver in DRIVERS.values()):
-                    source += "; the extension path in its full Chromium"  # a headless shell loads no extension
+            if config.engine == "chromium" and resolved.source == "playwright":
+                source += " headless shell"  # what Playwright launches for a headless run
+            if (config.engine == "chromium" and resolved.source != "system"
+                    and any(driver.loads_extension and driver.supports(config) for driver in DRIVERS.values())):
+                source += "; the extension path in its full Chromium"  # a headless shell loads no extension
             statuses.append(ConfigStatus(name, True, f"{engine} {browser.version} ({source})"))
             browser.close()
     return statuses
