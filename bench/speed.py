@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import subprocess
@@ -290,8 +291,12 @@ def wall_against_ready_times(results: Path, fresh_ready: dict[str, float], worke
 
 
 def main() -> None:
-    if "--results" in sys.argv:
-        setup_share(Path(sys.argv[sys.argv.index("--results") + 1]))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--results", type=Path, metavar="FILE",
+                        help="only the set-up share of this main job's results.json (takes no browser)")
+    args = parser.parse_args()
+    if args.results:
+        setup_share(args.results)
         return
     setup = timed(["bin/setup"])
     print(f"setup (second run): {setup:.2f} s / 10 s target = {setup / 10:.2f}")
