@@ -110,7 +110,21 @@ def test_read_lists_elements_with_every_field(opened, agent):
                 assert {"from", "to"} <= set(el), f"arrow lacks from/to: {el}"
 
 
+@pytest.fixture
+def room_below(agent, tool_page):
+    """A window twice as tall while the scenario lasts. New elements go below the drawing, and nothing
+    in the spec makes the view scroll to them. The canvas follows the window, and the page's other
+    parts take from it (the log grows with each row: seen here, a canvas that ended 30 px under the
+    drawing after eight not_ready reads, so the new elements were drawn outside it)."""
+    page = tool_page.page
+    size = page.viewport_size
+    page.set_viewport_size({"width": size["width"], "height": 2 * size["height"]})
+    yield
+    page.set_viewport_size(size)  # the tab is warm: the next scenario gets it as it was
+
+
 @pytest.mark.rules("excalidraw.add", "excalidraw.read")
+@pytest.mark.usefixtures("room_below")
 def test_added_shapes_and_text_are_read_back_and_drawn(agent, tool_page):
     """excalidraw_add_elements は図形と文字を足し、ids を返す。足した要素は読み取りに出て、画面に描かれる。"""
     elements = agent.read()["elements"]
