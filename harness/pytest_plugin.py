@@ -305,12 +305,9 @@ def reference_fault() -> str | None:
 
 
 @pytest.fixture
-def reference_latitudes(pytestconfig: pytest.Config, request: pytest.FixtureRequest) -> list[str]:
+def reference_latitudes(request: pytest.FixtureRequest) -> list[str]:
     """The reference's latitudes (conformant alternatives) switched on for this scenario."""
-    callspec = getattr(request.node, "callspec", None)
-    if not latitudes_apply(pytestconfig.getoption("--latitudes-only-on"), callspec.params if callspec else {}):
-        return []
-    return list(pytestconfig.getoption("--latitude"))
+    return _latitudes_of(request.node)
 
 
 def latitudes_apply(only_on: str | None, params: dict) -> bool:
@@ -482,6 +479,14 @@ RERUN_EXCEPT = [r"^RuleBroken: ", r"^NotJsonResult: ", r"^HarnessDefect: ", r"^F
 BASELINE_KEY = pytest.StashKey[tuple]()
 
 
+def _latitudes_of(item: pytest.Item) -> list[str]:
+    """The latitudes the run had on, as the reference_latitudes fixture gives them."""
+    config = item.config
+    if not latitudes_apply(config.getoption("--latitudes-only-on"), getattr(getattr(item, "callspec", None), "params", {})):
+        return []
+    return sorted(config.getoption("--latitude"))
+
+
 def _params(item: pytest.Item) -> dict:
     """The scenario run's parameters as plain values (an operation by its name)."""
     params = getattr(getattr(item, "callspec", None), "params", {})
@@ -540,6 +545,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             observed.checks.append(checks.CheckRecord(error.rule, error.subject, "failed", error.message))
     seen = observed.as_dict() if observed is not None else {"checks": [], "findings": {}}
     phase = {"phase": report.when, "rules": list(_declared_rules(item)), "params": _params(item),
+             "latitudes": _latitudes_of(item),
              "calls_row": item.get_closest_marker("calls_row") is not None, **seen}
     phase.update(results.phase_outcome(report, seen, broken))
     if phase["kind"] == "stale":

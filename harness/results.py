@@ -65,6 +65,7 @@ def fold(phases: list[dict]) -> dict:
         **{name: None for name in ("browser", "call_path", "tool", "op", "fault")},
         **{ENV_PARAMS[k]: v for k, v in first["params"].items() if k in ENV_PARAMS},
         "params": first["params"],
+        "latitudes": first.get("latitudes", []),  # the reference's conformant alternatives it ran with
         "rules": first["rules"],
         "calls_row": first.get("calls_row", False),  # fills its call path's row of Table 1
         "outcome": "passed",

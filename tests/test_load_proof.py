@@ -47,8 +47,16 @@ def test_every_loaded_run_must_be_clean(monkeypatch, capsys):
     assert not busy_loops()  # every busy loop ended
 
 
+def main_job_row(browser: str, call_path: str, outcome: str, latitudes: list[str] | None = None) -> dict:
+    """A row as the test command's main job writes it: every latitude on chromium in-page only."""
+    params = {"browser_name": browser, "call_path": call_path}
+    return {"nodeid": f"s::t[{browser}-{call_path}]", "browser": browser, "params": params, "outcome": outcome,
+            "latitudes": selftest.expected_latitudes(params) if latitudes is None else latitudes}
+
+
 def test_an_earlier_main_job_can_be_the_idle_run(tmp_path, monkeypatch, capsys):
-    rows = [{"browser": "chromium", "outcome": "passed"}, {"browser": "chromium-noflag", "outcome": "skipped"}]
+    rows = [main_job_row("chromium", "in-page", "passed"), main_job_row("chromium-noflag", "relay", "skipped")]
+    assert rows[0]["latitudes"] and not rows[1]["latitudes"]
     (tmp_path / "results.json").write_text(json.dumps(rows))
     (tmp_path / "junit.xml").write_text('<testsuites><testsuite name="pytest" time="1200.5"/></testsuites>')
     run, seen_busy = fake_main_job([({"passed": 10}, [])])
@@ -66,3 +74,23 @@ def test_a_folder_that_is_no_main_job_on_both_chromiums_is_refused(tmp_path, cap
     assert "not the load proof's" in capsys.readouterr().out
     assert selftest.under_load(argparse.Namespace(workers="1", runs=1, idle=str(tmp_path / "none"))) == 2
     assert "holds no verify run" in capsys.readouterr().out
+
+
+def test_an_idle_run_with_other_latitudes_is_refused(tmp_path, capsys):
+    """Its runs would differ from the loaded ones by design (a latitude can leave a rule 未確認),
+    not by the load."""
+    (tmp_path / "junit.xml").write_text('<testsuite name="pytest" time="1"/>')
+    without = [main_job_row("chromium", "in-page", "passed", latitudes=[]), main_job_row("chromium-noflag", "relay", "passed")]
+    (tmp_path / "results.json").write_text(json.dumps(without))
+    assert selftest.under_load(argparse.Namespace(workers="1", runs=1, idle=str(tmp_path))) == 2
+    assert "s::t[chromium-in-page] ran with latitudes none, the load proof's with" in capsys.readouterr().out
+    unnamed = [{k: v for k, v in row.items() if k != "latitudes"} for row in without]
+    (tmp_path / "results.json").write_text(json.dumps(unnamed))
+    assert selftest.under_load(argparse.Namespace(workers="1", runs=1, idle=str(tmp_path))) == 2
+    assert "do not name their latitudes" in capsys.readouterr().out
+
+
+def test_the_load_proofs_runs_are_the_test_commands_main_job():
+    main_job = selftest.main_job_args(Path("main"), "2")
+    loaded = selftest.main_job_args(Path("loaded"), "2", selftest.LOAD_BROWSERS)
+    assert main_job.pytest_args == loaded.pytest_args and "--latitudes-only-on" in loaded.pytest_args
