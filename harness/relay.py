@@ -162,12 +162,17 @@ def pump(tool_page: ToolPage | None) -> None:
         tool_page.page.evaluate("0")
 
 
+class NotListedAtCall(HarnessError):
+    """The relay knew no tool by the name the call used (「Tool <name> not found」)."""
+
+
 @dataclass
 class RelayCall:
     future: Future
     name: str
     relay: "Relay"
     tool_page: ToolPage
+    exposed: str = ""
 
     def done(self) -> bool:
         """Whether the call has been decided (without waiting for it)."""
@@ -199,7 +204,8 @@ class RelayCall:
             if not is_error:
                 raise
         # Not the page's JSON: the relay itself refused the call.
-        raise HarnessError(f"{self.name} (relay): the relay answered with an error: {text}\n{self.relay.diagnostics(self.tool_page)}")
+        error = NotListedAtCall if f"Tool {self.exposed} not found" in text else HarnessError
+        raise error(f"{self.name} (relay): the relay answered with an error: {text}\n{self.relay.diagnostics(self.tool_page)}")
 
 
 class RelayClient:
@@ -283,10 +289,21 @@ class RelayClient:
 
     def start(self, name: str, arguments: dict[str, Any], exposed_name: str | None = None) -> RelayCall:
         exposed = exposed_name or self.exposed_name(name)
-        return RelayCall(self.relay.submit(self.relay.session.call_tool(exposed, arguments)), name, self.relay, self.tool_page)
+        return RelayCall(self.relay.submit(self.relay.session.call_tool(exposed, arguments)), name, self.relay,
+                         self.tool_page, exposed)
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict:
-        return self.start(name, arguments or {}).result()
+        exposed = self.exposed_name(name)
+        try:
+            return self.start(name, arguments or {}, exposed).result()
+        except NotListedAtCall:
+            # Renamed between the list and the call: the relay adds a tab suffix to every tool once
+            # another tab publishes the same names (a second tab of the tool turned on by the
+            # storage event), and says so with tools/list_changed. An agent lists again.
+            renamed = self.exposed_name(name)
+            if renamed == exposed:
+                raise
+            return self.start(name, arguments or {}, renamed).result()
 
     def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
         return call_when_ready(self, name, arguments, timeout)
