@@ -9,7 +9,9 @@
   WebMCP through page.webmcp (target: 5×), an extension's content script (target: 5×; its tab is in
   a persistent context of its own, measured against a raw call there);
 - a scenario's tab: a warm tab (harness/warm_tabs.py) against a new browser context, each until
-  the tool's read answers after the switch is turned on (target: 0.5×);
+  the tool's read answers after the switch is turned on (target: 0.5×); and per tool, where a warm
+  tab's set-up and teardown go (page load, switch on, operations registered, tool ready, its log
+  row, back to the blank document), as shares;
 - the main job's wall time against its runs' tool pages' ready times in new contexts, on two workers;
 - the sql page: until its read answers in a new context, and its first `select 1` (PGlite loaded on it)
   and later ones through the in-page client, against PGlite's own start and query in a worker of the same
@@ -124,11 +126,16 @@ def call_latency(calls: int = 40) -> dict[str, tuple[float, float]]:
     return medians
 
 
-def tab_setup(rounds: int = 4) -> list[tuple[str, float, float]]:
-    """Per canvas tool, median seconds until its read answers: in a new context, in a warm tab."""
+WARM_STEPS = ("page load", "switch on", "operations registered", "tool ready", "log row", "back to blank")
+
+
+def tab_setup(rounds: int = 4) -> tuple[list[tuple[str, float, float]], dict[str, dict[str, float]]]:
+    """Per canvas tool, median seconds until its read answers: in a new context, in a warm tab.
+    And per tool, where a warm tab's set-up goes (WARM_STEPS, median seconds each): the steps of
+    every scenario that takes a warm tab and turns the switch on, as its fixtures make them."""
     from playwright.sync_api import sync_playwright
 
-    from harness import contract
+    from harness import contract, tools
     from harness.browsers import CONFIGS, resolve
     from harness.clients import InPageClient
     from harness.pages import new_tool_page
@@ -142,7 +149,24 @@ def tab_setup(rounds: int = 4) -> list[tuple[str, float, float]]:
         client.wait_for_tools({read.name})
         client.call_when_ready(read.name, read.example)
 
-    measured = []
+    def warm_steps(warm, tool: str) -> list[float]:
+        marks = [time.perf_counter()]
+        tool_page = warm.take(tool, "in-page", [], [], "bench")
+        marks.append(time.perf_counter())
+        tool_page.turn_on()
+        marks.append(time.perf_counter())
+        client, read = InPageClient(tool_page), contract.reader_of(tool)
+        client.wait_for_tools({op.name for op in contract.operations_of(tool)})
+        marks.append(time.perf_counter())
+        client.call_when_ready(read.name, read.example)
+        marks.append(time.perf_counter())
+        tool_page.log.wait_for_success_row(read.name)
+        marks.append(time.perf_counter())
+        warm.give_back(tool_page, failed=False, artifacts=Path(tempfile.gettempdir()))
+        marks.append(time.perf_counter())
+        return [end - start for start, end in zip(marks, marks[1:])]
+
+    measured, steps = [], {}
     with FixtureServer(ReferenceConfig(relay_port=9)) as server, sync_playwright() as playwright:
         target = served_at(load_profile("reference"), server.origin, 9)
         config = CONFIGS["chromium"]
@@ -162,9 +186,13 @@ def tab_setup(rounds: int = 4) -> list[tuple[str, float, float]]:
                 warm.give_back(tool_page, failed=False, artifacts=Path(tempfile.gettempdir()))
 
             measured.append((tool, median_seconds(new_context, rounds), median_seconds(warm_tab, rounds)))
+        for tool in tools.NAMES:
+            warm_steps(warm, tool)  # its context opened and its files cached, as a worker's second scenario finds them
+            samples = [warm_steps(warm, tool) for _ in range(rounds)]
+            steps[tool] = {step: statistics.median(sample[i] for sample in samples) for i, step in enumerate(WARM_STEPS)}
         warm.close()
         browser.close()
-    return measured
+    return measured, steps
 
 
 # PGlite's own start (from the bytes of its files, fetched first) and a `select 1` round trip, in
@@ -306,11 +334,15 @@ def main() -> None:
         ratio, target = seconds / raw, CALL_COST_TARGETS[path]
         print(f"slides_read through the {path} client: {seconds * 1000:.1f} ms against a raw page.evaluate(executeTool) "
               f"{raw * 1000:.1f} ms = {ratio:.2f}× raw / {target}× target = {ratio / target:.2f}")
-    measured = tab_setup()
+    measured, steps = tab_setup()
     for tool, fresh, warm in measured:
         ratio = warm / fresh
         print(f"{tool} tab until its read answers: warm {warm:.2f} s / new context {fresh:.2f} s = {ratio:.2f}× "
               f"/ 0.5× target = {ratio / 0.5:.2f}")
+    for tool, seconds in steps.items():
+        total = sum(seconds.values())
+        print(f"{tool} warm tab's set-up and teardown (in-page, one worker): {total:.2f} s = "
+              + ", ".join(f"{step} {100 * part / total:.0f} %" for step, part in seconds.items()))
     sql = sql_against_pglite()
     print(f"sql page until its read answers (new context): {sql['ready']:.2f} s")
     print(f"sql's first select 1 (PGlite loaded on it): {sql['first']:.2f} s against PGlite's own start "
