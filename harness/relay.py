@@ -172,7 +172,7 @@ class RelayCall:
     name: str
     relay: "Relay"
     tool_page: ToolPage
-    exposed: str = ""
+    exposed: str  # the name the call was made by
 
     def done(self) -> bool:
         """Whether the call has been decided (without waiting for it)."""

@@ -53,7 +53,6 @@ def run(args) -> int:
                                                   cwd=ROOT).returncode == 0))
 
     print(f"selftest: the main job (python -m harness verify --out {MAIN_JOB_OUT.relative_to(ROOT)})", flush=True)
-    every_latitude = [latitude.name for latitude in latitudes.catalog()]
     outcomes.append(("main job", verify.run(main_job_args(MAIN_JOB_OUT, args.workers)) == 0))
     main_rows = MAIN_JOB_OUT / "results.json"
 
@@ -66,7 +65,7 @@ def run(args) -> int:
     # catch it, so catching it there proves its scenario can fail. What that leg cannot observe
     # (another call path, a fault the latitudes hide) on both configurations as the reference is,
     # with clean runs of its own (the main job's chromium in-page runs had the latitudes on).
-    legs = [faults.Leg((LATITUDE_BROWSER,), latitudes=tuple(every_latitude), call_paths=("in-page",),
+    legs = [faults.Leg((LATITUDE_BROWSER,), latitudes=tuple(every_latitude()), call_paths=("in-page",),
                        clean_results=_existing(main_rows)),
             faults.Leg(("chromium", "chromium-noflag"), rest_only=True)]
     print("selftest: fault proof (chromium with every latitude on; the rest on chromium and chromium-noflag)", flush=True)
@@ -110,18 +109,19 @@ def main_job_args(out: Path, workers: str, browsers: list[str] | None = None) ->
     Latitudes are the page's: the in-page path shows them whichever way a call arrives, so they are
     on for chromium in-page (and chromium's runs without a call path). The other runs show the
     reference as it is, and the relay's, webmcp's and the extension's paths to it."""
-    every_latitude = [latitude.name for latitude in latitudes.catalog()]
     return argparse.Namespace(target="reference", base_url=None, browser=browsers, call_path=None, fault=None,
                               out=str(out), lang="en", workers=workers, real_time=False, shard=None,
-                              pytest_args=[*(part for name in every_latitude for part in ("--latitude", name)),
+                              pytest_args=[*(part for name in every_latitude() for part in ("--latitude", name)),
                                            "--latitudes-only-on", LATITUDES_ONLY_ON])
 
 
 def expected_latitudes(params: dict) -> list[str]:
     """The latitudes a main job's run with these parameters has on."""
-    if not latitudes_apply(LATITUDES_ONLY_ON, params):
-        return []
-    return sorted(latitude.name for latitude in latitudes.catalog())
+    return sorted(every_latitude()) if latitudes_apply(LATITUDES_ONLY_ON, params) else []
+
+
+def every_latitude() -> list[str]:
+    return [latitude.name for latitude in latitudes.catalog()]
 
 
 def _latitude_rows(main_rows: Path) -> list[dict]:

@@ -6,6 +6,9 @@ from playwright.sync_api import sync_playwright
 
 from harness.browsers import CONFIGS, BrowserMissing, resolve
 from harness.paths import ROOT
+from harness.relay import HeldPort, Relay
+from harness.server import FixtureServer, ReferenceConfig
+from harness.targets import load_profile, served_at
 
 pytest_plugins = ["pytester"]
 
@@ -36,3 +39,17 @@ def noflag_chromium():
         browser = playwright.chromium.launch(executable_path=executable, args=config.launch_args())
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def relayed_reference(noflag_chromium, tmp_path):
+    """The reference served with a real relay on its port: (target, relay, a new context of noflag_chromium)."""
+    held = HeldPort()
+    with FixtureServer(ReferenceConfig(relay_port=held.number)) as server:
+        target = served_at(load_profile("reference"), server.origin, held.number)
+        with Relay(port=held.number, widget_origin=target.widget_origin, home=tmp_path, held=held) as relay:
+            context = noflag_chromium.new_context()
+            try:
+                yield target, relay, context
+            finally:
+                context.close()

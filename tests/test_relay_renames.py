@@ -7,37 +7,28 @@ from playwright.sync_api import expect
 
 from harness import contract
 from harness.pages import new_tool_page
-from harness.relay import HeldPort, NotListedAtCall, Relay
-from harness.server import FixtureServer, ReferenceConfig
-from harness.targets import load_profile, served_at
+from harness.relay import NotListedAtCall
 
 
-def test_a_call_by_a_name_the_relay_has_just_renamed_lists_again(noflag_chromium, tmp_path):
-    held = HeldPort()
-    with FixtureServer(ReferenceConfig(relay_port=held.number)) as server:
-        target = served_at(load_profile("reference"), server.origin, held.number)
-        with Relay(port=held.number, widget_origin=target.widget_origin, home=tmp_path, held=held) as relay:
-            context = noflag_chromium.new_context()
-            try:
-                first = new_tool_page(context, target, "slides", target.page_url("slides"))
-                first.goto(first.url)
-                first.turn_on()
-                client = relay.client_for(first)
-                client.wait_for_tools(contract.names_of("slides"))
-                alone = client.exposed_name("slides_read")
+def test_a_call_by_a_name_the_relay_has_just_renamed_lists_again(relayed_reference):
+    target, relay, context = relayed_reference
+    first = new_tool_page(context, target, "slides", target.page_url("slides"))
+    first.goto(first.url)
+    first.turn_on()
+    client = relay.client_for(first)
+    client.wait_for_tools(contract.names_of("slides"))
+    alone = client.exposed_name("slides_read")
 
-                second = new_tool_page(context, target, "slides", target.page_url("slides"))
-                second.goto(second.url)
-                expect(second.switch).to_be_checked()  # the stored state turned it on
-                relay.client_for(second).wait_for_tools(contract.names_of("slides"))
-                assert client.exposed_name("slides_read") != alone, "the relay kept the name with two tabs publishing it"
+    second = new_tool_page(context, target, "slides", target.page_url("slides"))
+    second.goto(second.url)
+    expect(second.switch).to_be_checked()  # the stored state turned it on
+    relay.client_for(second).wait_for_tools(contract.names_of("slides"))
+    assert client.exposed_name("slides_read") != alone, "the relay kept the name with two tabs publishing it"
 
-                with pytest.raises(NotListedAtCall):
-                    client.start("slides_read", {}, alone).result()
-                # The race: the name looked up before the second tab's tools arrived, the call after.
-                lookups = iter([alone])
-                looked_up = client.exposed_name
-                client.exposed_name = lambda name: next(lookups, None) or looked_up(name)
-                assert client.call("slides_read")["ok"] is True
-            finally:
-                context.close()
+    with pytest.raises(NotListedAtCall):
+        client.start("slides_read", {}, alone).result()
+    # The race: the name looked up before the second tab's tools arrived, the call after.
+    lookups = iter([alone])
+    looked_up = client.exposed_name
+    client.exposed_name = lambda name: next(lookups, None) or looked_up(name)
+    assert client.call("slides_read")["ok"] is True

@@ -3,9 +3,6 @@ such a tab never reaches its relay)."""
 
 from harness import contract, limits
 from harness.pages import new_tool_page
-from harness.relay import HeldPort, Relay
-from harness.server import FixtureServer, ReferenceConfig
-from harness.targets import load_profile, served_at
 
 # What a widget that missed its relay's port leaves behind: a scan of 9333–9348 on two hosts, all
 # refused (ports below 1024 that nothing here listens on refuse as fast).
@@ -17,20 +14,13 @@ SCAN_FAILED = """async (count) => {
 }"""
 
 
-def test_a_tab_whose_websockets_chromium_throttles_reaches_its_relay(noflag_chromium, tmp_path):
-    held = HeldPort()
-    with FixtureServer(ReferenceConfig(relay_port=held.number)) as server:
-        target = served_at(load_profile("reference"), server.origin, held.number)
-        with Relay(port=held.number, widget_origin=target.widget_origin, home=tmp_path, held=held) as relay:
-            context = noflag_chromium.new_context()
-            try:
-                tab = new_tool_page(context, target, "slides", target.page_url("slides"))
-                tab.goto(tab.url)
-                # In a new process, 32 failures and no success: each WebSocket now waits 1–5 s to
-                # start, past the widget's 1.2 s for its port.
-                tab.page.evaluate(SCAN_FAILED, 32)
-                tab.turn_on()
-                listed = relay.client_for(tab).wait_for_tools(contract.names_of("slides"), limits.RELAY_TOOLS_LISTED)
-                assert {info.name for info in listed} == contract.names_of("slides")
-            finally:
-                context.close()
+def test_a_tab_whose_websockets_chromium_throttles_reaches_its_relay(relayed_reference):
+    target, relay, context = relayed_reference
+    tab = new_tool_page(context, target, "slides", target.page_url("slides"))
+    tab.goto(tab.url)
+    # In a new process, 32 failures and no success: each WebSocket now waits 1–5 s to
+    # start, past the widget's 1.2 s for its port.
+    tab.page.evaluate(SCAN_FAILED, 32)
+    tab.turn_on()
+    listed = relay.client_for(tab).wait_for_tools(contract.names_of("slides"), limits.RELAY_TOOLS_LISTED)
+    assert {info.name for info in listed} == contract.names_of("slides")
