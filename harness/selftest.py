@@ -96,7 +96,8 @@ def nothing_left_running(run_id: str, grace: float = limits.ENDED) -> bool:
 
 
 LOAD_BROWSERS = ["chromium", "chromium-noflag"]
-BUSY = "while True: pass  # harness load proof"
+# Says it runs before it loops: the loaded run starts only once every core is busy.
+BUSY = "print('busy', flush=True)\nwhile True: pass  # harness load proof"
 
 
 def _existing(path):
@@ -183,13 +184,17 @@ def under_load(args) -> int:
     pdeathsig = ["setpriv", "--pdeathsig", "KILL"] if shutil.which("setpriv") else []
     passed = 0
     for run in range(1, args.runs + 1):
-        busy = [subprocess.Popen([*pdeathsig, sys.executable, "-c", BUSY]) for _ in range(os.cpu_count() or 2)]
+        busy = [subprocess.Popen([*pdeathsig, sys.executable, "-c", BUSY], stdout=subprocess.PIPE)
+                for _ in range(os.cpu_count() or 2)]
         try:
+            for process in busy:
+                process.stdout.readline()
             load_time, loaded, rows = _main_job(base / f"loaded-{run}", args.workers)
         finally:
             for process in busy:
                 process.kill()
                 process.wait()
+                process.stdout.close()
         flaky = [r for r in rows if r.get("flaky")]
         total = sum(loaded.values()) or 1
         print(f"load proof: loaded run {run}: {dict(loaded)} in {load_time / 60:.1f} min "
