@@ -19,7 +19,8 @@
 - xdist: the log's and the storage's scenarios on two workers against one (target: 1.6× faster);
 - where a main job's worker time went (from its results.json, by default the test command's
   verification/selftest/results.json; `--results FILE` for another): the share of set-up and
-  teardown (target: at most 30 %), per call path.
+  teardown (target: at most 30 %), per call path; the main job's wall time (target: 10 min), and what
+  its scenarios' bodies alone would take at the same parallelism.
 """
 
 from __future__ import annotations
@@ -296,21 +297,34 @@ def setup_share(results: Path) -> None:
           f"{total:.0f} s of worker time; set-up and teardown {100 * share:.0f} % / 30 % target = {share / 0.3:.2f}")
     for path, (around, body) in sorted(by_path.items()):
         print(f"  {path}: set-up and teardown {around:.0f} s, bodies {body:.0f} s ({100 * around / (around + body):.0f} %)")
+    wall = junit_wall_time(results)
+    if wall:
+        # The workers' overlap as measured; with no set-up at all the bodies would still take this long.
+        bodies = (total - total_around) / (total / wall)
+        print(f"main job's wall time {wall / 60:.1f} min / 10 min target = {wall / 600:.2f}; its bodies alone, as "
+              f"parallel as its runs were ({total / wall:.2f} at once): {bodies / 60:.1f} min / 10 min = {bodies / 600:.2f}")
+
+
+def junit_wall_time(results: Path) -> float | None:
+    """The pytest session's wall time from the junit.xml beside a main job's results.json."""
+    import xml.etree.ElementTree as ElementTree
+
+    junit = results.with_name("junit.xml")
+    if not junit.exists():
+        return None
+    suite = ElementTree.parse(junit).getroot()
+    return float((suite if suite.tag == "testsuite" else suite.find("testsuite")).get("time"))
 
 
 def wall_against_ready_times(results: Path, fresh_ready: dict[str, float], workers: int = 2) -> None:
     """The main job's wall time (its junit.xml) against what its runs' tool pages cost to get ready:
     each run's tool page opened in a new context until its read answers, spread over the workers."""
-    import xml.etree.ElementTree as ElementTree
-
     from harness import contract
 
-    junit = results.with_name("junit.xml")
-    if not junit.exists():
-        print(f"main job against the tool pages' ready times: no {junit}")
+    wall = junit_wall_time(results)
+    if wall is None:
+        print(f"main job against the tool pages' ready times: no {results.with_name('junit.xml')}")
         return
-    suite = ElementTree.parse(junit).getroot()
-    wall = float((suite if suite.tag == "testsuite" else suite.find("testsuite")).get("time"))
     rows = json.loads(results.read_text(encoding="utf-8"))
     tools = [r["tool"] or (contract.BY_NAME[r["op"]].tool if r.get("op") in contract.BY_NAME else None) for r in rows]
     ready = sum(fresh_ready[tool] for tool in tools if tool in fresh_ready) / workers
