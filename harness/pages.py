@@ -168,6 +168,19 @@ class PermissionStorage:
     def write(self, enabled_until: int, skip_confirm_until: int | None = None) -> None:
         self.write_raw(json.dumps({"v": 1, "enabledUntil": enabled_until, "skipConfirmUntil": skip_confirm_until}))
 
+    def says_on(self) -> bool:
+        """Whether the stored state has the switch on (its period not over by the page's clock).
+
+        Harness set-up asks this rather than the switch as drawn: a page may draw its state late
+        (React renders after the state), and a click on a switch not yet drawn on turns it off.
+        Whatever is not the spec's shape reads as off; the storage scenarios judge the shape."""
+        try:
+            stored = self.read()
+        except ValueError:
+            return False
+        until = stored.get("enabledUntil") if isinstance(stored, dict) else None
+        return isinstance(until, (int, float)) and until > self.now()
+
     def now(self) -> int:
         """The page's clock (faked when the scenario installed page.clock)."""
         return self.page.evaluate("Date.now()")

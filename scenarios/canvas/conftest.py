@@ -30,10 +30,7 @@ def make_agent(client_for):
     def make(tool_page: ToolPage) -> Agent:
         expect(tool_page.switch).to_be_visible()
         client = client_for(tool_page)
-        stored = tool_page.storage.read()
-        if stored is not None and stored["enabledUntil"] > tool_page.storage.now():
-            # Told by the stored state, not by the switch as drawn: a page may draw it late (React
-            # renders after the state), and a click on a switch not yet drawn on would turn it off.
+        if tool_page.storage.says_on():
             expect(tool_page.switch).to_be_checked()
             client.wait_for_tools(contract.names_of(tool_page.tool))
             assert client.call_when_ready(contract.reader_of(tool_page.tool).name)["ok"] is True
