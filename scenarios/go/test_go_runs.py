@@ -7,7 +7,7 @@ import pytest
 from go_agent import MAIN, part, program, ran, run, text_of, write, write_main
 from playwright.sync_api import expect
 
-from harness import drivers
+from harness import drivers, limits
 from harness.agent import assert_success, times_out_at_30_seconds
 from harness.checks import check, each_on_its_own
 
@@ -191,7 +191,8 @@ def test_a_call_during_the_users_button_run_is_not_ready(agent, tool_page, targe
     result = run(agent, "go_test")
     with check("go.busy"):
         assert result.get("ok") is False and result["error"]["code"] == "not_ready", result
-    expect(running).to_have_count(0)
+    # The user's run ends as a call would answer (on a busy machine, the interpreter's first load may be in it).
+    expect(running).to_have_count(0, timeout=limits.CALL_RESULT * 1000)
 
 
 @pytest.mark.rules("go.run-buttons-busy")
