@@ -14,7 +14,8 @@ from playwright.sync_api import BrowserContext, BrowserType, Playwright
 
 from harness import browsers, extension
 from harness.browsers import BrowserConfig, BrowserMissing
-from harness.pytest_plugin import driver_of, failed_before_teardown
+from harness.pytest_plugin import driver_of, failed_before_teardown, uses_relay
+from harness.relay import keep_off_relay
 from harness.server import SERVER_FAULTS_COOKIE
 from harness.targets import Target
 
@@ -81,6 +82,8 @@ def context(context: BrowserContext, reference_faults: list[str], reference_lati
         context.add_init_script(f"globalThis.referenceConfig = {json.dumps(told)};")
     if reference_faults and target.served:  # the faults that are the server's (the isolation headers)
         context.add_cookies([{"name": SERVER_FAULTS_COOKIE, "value": ",".join(reference_faults), "url": target.base_url}])
+    if not target.served and not uses_relay(request.node):
+        keep_off_relay(context, target.relay_port)
     tracing = request.config.getoption("--trace-failures")
     if tracing:
         context.tracing.start(title=request.node.nodeid, snapshots=False, screenshots=False, sources=False)

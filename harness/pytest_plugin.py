@@ -166,6 +166,23 @@ def in_shard(nodeids: list[str], index: int, count: int) -> set[str]:
     return set(sorted(nodeids)[index - 1::count])
 
 
+RELAY_GROUP = "relay-fixed-port"
+
+
+def uses_relay(item: pytest.Item) -> bool:
+    """Whether the scenario run talks to the relay: its call path goes through it, or it asks for it."""
+    path = getattr(getattr(item, "callspec", None), "params", {}).get("call_path")
+    return (path in DRIVERS and DRIVERS[path].has(MCP_RELAY)) or "relay" in item.fixturenames
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """A real target's page knows one relay port: the runs that use the relay share one, on one
+    worker (xdist's --dist loadgroup, which `python -m harness verify` passes, keeps a group on
+    one worker; it reads the marker in its own pytest_collection_modifyitems, after this)."""
+    if not item.config.stash[TARGET_KEY].served and uses_relay(item):
+        item.add_marker(pytest.mark.xdist_group(RELAY_GROUP))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # A call path the browser configuration cannot carry (webmcp without the flag) is never
@@ -187,16 +204,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: browsers_in_order.index(_browser_name(item)))
     missing = _missing_browsers({item.callspec.params["browser_name"] for item in items
                                  if "browser_name" in getattr(getattr(item, "callspec", None), "params", {})})
+    target = config.stash[TARGET_KEY]
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
+        marker = item.get_closest_marker("tool")
+        if marker and "tool" not in params and not set(marker.args) & set(target.ai_tools):
+            # A scenario folder of a tool the target lacks (its runs take no `tool` parameter).
+            item.add_marker(pytest.mark.skip(reason=f"target {target.name} has no {' or '.join(marker.args)} operations"))
         if params.get("browser_name") in missing:
             # Marked at collection: never launched, never counted as passed, one summary line per file.
             item.add_marker(pytest.mark.skip(reason=missing[params["browser_name"]]))
             item.stash[MISSING_BROWSER_KEY] = params["browser_name"]
-        if params.get("call_path") and DRIVERS[params["call_path"]].has(MCP_RELAY) and not config.stash[TARGET_KEY].served:
-            # A real target's page knows only the relay's default port: one relay, one worker
-            # (effective with --dist loadgroup, which `python -m harness verify` passes).
-            item.add_marker(pytest.mark.xdist_group("relay-default-port"))
         for marker in item.iter_markers("rules"):
             unknown = [rule for rule in marker.args if rule not in BY_ID]
             if unknown:

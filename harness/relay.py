@@ -26,6 +26,7 @@ from typing import Any
 
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from playwright.sync_api import BrowserContext
 
 from harness import limits
 from harness.clients import ConditionTimedOut, HarnessError, ToolInfo, call_when_ready, parse_result
@@ -58,6 +59,26 @@ LIFT_THROTTLE = """([port, path, count, ms]) => Promise.race([
 TERMINATE_GRACE = 3.0
 
 _live_pids: set[int] = set()
+
+
+# The relay widget's ports: the one it is given, then a scan of these when that one fails.
+WIDGET_SCAN_PORTS = range(9333, 9349)
+LOOPBACK_SOCKET = re.compile(r"^wss?://(?:127\.0\.0\.1|localhost|\[::1\]):(\d+)(?:[/?#]|$)")
+
+
+def keep_off_relay(context: BrowserContext, relay_port: int) -> None:
+    """The context's pages never reach a relay: their relay widgets' sockets (to `relay_port` and
+    the widget's scan range on a loopback address) are answered by Playwright and closed, never
+    opened on the network. On a real target every tab knows the one fixed relay port, so a tab of
+    an in-page scenario on the other worker would otherwise join the relay scenarios' list (its
+    names then get a tab suffix) while they run."""
+    ports = {relay_port, *WIDGET_SCAN_PORTS}
+
+    def to_relay(url: str) -> bool:
+        match = LOOPBACK_SOCKET.match(url)
+        return bool(match) and int(match[1]) in ports
+
+    context.route_web_socket(to_relay, lambda socket: socket.close(code=1008, reason="kept off the relay"))
 
 
 class RelayError(RuntimeError):

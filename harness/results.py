@@ -56,11 +56,17 @@ def phase_outcome(report: pytest.TestReport, observed: dict | None, rule_broken:
     return {"kind": "error", "message": f"{report.when}: {_first_line(report.longreprtext)}"}
 
 
+def plain_nodeid(nodeid: str) -> str:
+    """The scenario run's pytest node id, without the `@group` that xdist's loadgroup appends."""
+    at, bracket = nodeid.rfind("@"), nodeid.rfind("]")
+    return nodeid[:at] if at > bracket else nodeid
+
+
 def fold(phases: list[dict]) -> dict:
     """One row from the phases of a scenario run (each a `harness` property, in order)."""
     first = phases[0]
     row = {
-        "nodeid": first["nodeid"],
+        "nodeid": plain_nodeid(first["nodeid"]),
         "scenario": first["nodeid"].split("[")[0],
         **{name: None for name in ("browser", "call_path", "tool", "op", "fault")},
         **{ENV_PARAMS[k]: v for k, v in first["params"].items() if k in ENV_PARAMS},

@@ -93,14 +93,16 @@ def run(args) -> int:
     runnable = [s.name for s in statuses if s.available]
     code = 0
     if runnable:
+        # Scenario paths among the pytest arguments replace the default (every scenario).
+        chosen = [arg for arg in args.pytest_args if arg.split("::")[0].startswith("scenarios")]
         command = scenarios_command(
-            workers=args.workers, rows=out / "results.json", artifacts=out / "artifacts", browsers=runnable,
+            workers=args.workers, nodeids=chosen, rows=out / "results.json", artifacts=out / "artifacts", browsers=runnable,
             call_paths=args.call_path or [], faults=args.fault or [],
             extra=["--target", args.target, f"--junitxml={out / 'junit.xml'}",
                    *(["--base-url", args.base_url] if args.base_url else []),
                    *(["--real-time"] if args.real_time else []),
                    *(["--shard", args.shard] if args.shard else []),
-                   *args.pytest_args])
+                   *(arg for arg in args.pytest_args if arg not in chosen)])
         code = subprocess.run(command, cwd=ROOT).returncode
     results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else []
     write_reports(out, results, describe_run(statuses, args, ai_tools), langs=["ja", args.lang] if args.lang != "ja" else ["ja"])

@@ -40,8 +40,9 @@ from collections.abc import Callable
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from harness.checks import HarnessError
-from harness.drivers import DRIVERS
+from harness.drivers import DRIVERS, MCP_RELAY
 from harness.pages import RELAY_TAB_ID_KEY, ToolPage, new_tool_page
+from harness.relay import keep_off_relay
 from harness.targets import Target
 
 KEEP = 6  # contexts per worker: the three canvas tools on both call paths
@@ -127,8 +128,12 @@ class WarmTabs:
         if call_path is not None and DRIVERS[call_path].loads_extension:
             if self.extension_context is None:
                 raise HarnessError(f"warm tabs: no way to open a context with the agent extension for {call_path}")
-            return self.extension_context()
-        return self.browser.new_context(**self.context_args)
+            context = self.extension_context()
+        else:
+            context = self.browser.new_context(**self.context_args)
+        if not self.target.served and not (call_path is not None and DRIVERS[call_path].has(MCP_RELAY)):
+            keep_off_relay(context, self.target.relay_port)
+        return context
 
     def _empty(self, tool_page: ToolPage) -> None:
         """Back to a new tab's start: other tabs closed, the origin's storage empty, a new relay tab id."""
