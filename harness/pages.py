@@ -30,6 +30,8 @@ RELAY_TAB_ID_KEY = "__webmcp_relay_tab_id"
 # LIFT_THROTTLE): they are not the page's contacts, or a page that never reached its relay
 # would seem to have.
 HARNESS_SOCKET_PATH = "/harness-handshake"
+# Every relay tab id this process gave a tab: a tab the relay lists under another id is not the harness's.
+GIVEN_TAB_IDS: set[str] = set()
 
 
 class ToolPage:
@@ -82,6 +84,7 @@ class ToolPage:
 
     def start_afresh(self, relay_tab_id: str) -> None:
         """The tab given to another scenario (harness/warm_tabs.py): its observations start again."""
+        GIVEN_TAB_IDS.add(relay_tab_id)
         self.relay_tab_id = relay_tab_id
         self.console.clear()
         self.contacted.clear()
@@ -461,6 +464,7 @@ def new_tool_page(context: BrowserContext, target: Target, tool: str, url: str) 
     """A new tab for `tool`, with a relay tab id of its own so the relay client can tell tabs apart."""
     page = context.new_page()
     relay_tab_id = secrets.token_hex(4)
+    GIVEN_TAB_IDS.add(relay_tab_id)
     # Only where the tab has none yet: a warm tab gets its next id from the harness (warm_tabs.py).
     key = json.dumps(RELAY_TAB_ID_KEY)
     page.add_init_script(

@@ -30,7 +30,7 @@ from playwright.sync_api import BrowserContext
 
 from harness import limits
 from harness.clients import ConditionTimedOut, HarnessError, ToolInfo, call_when_ready, parse_result
-from harness.pages import HARNESS_SOCKET_PATH, ToolPage
+from harness.pages import GIVEN_TAB_IDS, HARNESS_SOCKET_PATH, ToolPage
 from harness.paths import NODE_MODULES
 
 RELAY_CLI = NODE_MODULES / "@mcp-b/webmcp-local-relay/dist/cli.js"
@@ -295,6 +295,26 @@ class RelayClient:
                 raise  # the tab never reached the relay: nothing about the page was observed
             # The tab is connected and listed some operations, but not these: the page's doing.
             raise ConditionTimedOut(f"listed {sorted(seen)}, never {sorted(names - seen)}\n{error}") from None
+
+    def others_publishing(self, names: set[str], timeout: float = limits.RELAY_TOOLS_REMOVED) -> list[str]:
+        """The other tabs the relay lists with any of these operations, once the harness's own have
+        left (a tab of an earlier scenario, its page closed, may linger for a moment): each as
+        「tab <id> 「<title>」」. Harness trouble if one of the harness's own stays."""
+        def others() -> dict[str, str]:
+            found = {}
+            for tool in self.relay.list_tools():
+                match = DESCRIPTION_PREFIX.match(tool.description or "")
+                base = re.sub(r"_[a-zA-Z0-9]{%d}$" % TAB_SUFFIX_LENGTH, "", tool.name)
+                if match and match["tab"] != self.tab_id and (tool.name in names or base in names):
+                    found[match["tab"]] = match["title"] or ""
+            return found
+
+        try:
+            self.relay.wait_until(lambda: not any(tab in GIVEN_TAB_IDS for tab in others()), timeout,
+                                  f"the harness's other tabs to leave the relay's list beside tab {self.tab_id}", self.tool_page)
+        except HarnessError as error:
+            raise HarnessError(f"a tab the harness opened before is still listed by the relay: {sorted(others())}\n{error}") from None
+        return [f"tab {tab} 「{title}」" for tab, title in others().items()]
 
     def wait_for_no_tools(self, timeout: float | None = None) -> None:
         try:

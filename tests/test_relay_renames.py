@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from harness import contract
-from harness.pages import new_tool_page
+from harness.pages import GIVEN_TAB_IDS, new_tool_page
 from harness.relay import NotListedAtCall
 
 
@@ -32,3 +32,27 @@ def test_a_call_by_a_name_the_relay_has_just_renamed_lists_again(relayed_referen
     looked_up = client.exposed_name
     client.exposed_name = lambda name: next(lookups, None) or looked_up(name)
     assert client.call("slides_read")["ok"] is True
+
+
+def test_a_second_tab_is_told_as_the_harnesss_or_not(relayed_reference):
+    """relay.names sees one tab of the tool: a tab the harness opened before leaves the list (or the
+    run is harness trouble); a tab it never opened is named, as the page's or another client's."""
+    target, relay, context = relayed_reference
+    mine = new_tool_page(context, target, "slides", target.page_url("slides"))
+    mine.goto(mine.url)
+    mine.turn_on()
+    client = relay.client_for(mine)
+    client.wait_for_tools(contract.names_of("slides"))
+    assert client.others_publishing(contract.names_of("slides")) == []
+
+    earlier = new_tool_page(context, target, "slides", target.page_url("slides"))
+    earlier.goto(earlier.url)
+    relay.client_for(earlier).wait_for_tools(contract.names_of("slides"))
+    earlier.page.close()  # a tab of an earlier scenario: it leaves the list
+    assert client.others_publishing(contract.names_of("slides")) == []
+
+    foreign = new_tool_page(context, target, "slides", target.page_url("slides"))
+    GIVEN_TAB_IDS.discard(foreign.relay_tab_id)  # as if another client of this relay had opened it
+    foreign.goto(foreign.url)
+    relay.client_for(foreign).wait_for_tools(contract.names_of("slides"))
+    assert client.others_publishing(contract.names_of("slides")) == [f"tab {foreign.relay_tab_id} 「{foreign.page.title()}」"]
