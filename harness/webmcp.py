@@ -23,6 +23,21 @@ from harness.pages import ToolPage
 HINTS = {"readOnly": "readOnlyHint", "untrustedContent": "untrustedContentHint", "consequential": "consequentialHint"}
 
 
+# What Chromium's WebMCP reports when the tool's execute threw (measured: Chromium 156, Playwright
+# 1.65's call_tool): 「UnknownError: Tool was executed but the invocation failed. For example, the
+# script function threw an error」.
+TOOL_THREW = "Tool was executed but the invocation failed"
+
+
+def call_failure(name: str, error: PlaywrightError, diagnostics: str) -> Exception:
+    """What a failed call_tool means: the tool's execute threw (the rule 「例外を投げない」 broken),
+    or the harness's trouble — a closed page, a crashed tab, a protocol error, no such tool — which
+    is retried, then 未確認, as on the other paths."""
+    if TOOL_THREW in error.message:
+        return NotJsonResult(f"{name} (webmcp): the call threw {error.message[:300]} instead of answering")
+    return HarnessError(f"{name} (webmcp): {error.message[:500]}\n{diagnostics}")
+
+
 def checked(name: str, value: Any) -> dict:
     """The parsed result must be the spec's object; whether it came as a string this path cannot see."""
     if not isinstance(value, dict) or not isinstance(value.get("ok"), bool):
@@ -55,10 +70,7 @@ class WebMCPCall:
         except (asyncio.TimeoutError, PlaywrightTimeoutError):
             raise ConditionTimedOut(f"{self.name} (webmcp): no answer in {timeout:.0f} s\n{self.client.diagnostics()}") from None
         except PlaywrightError as error:
-            if "No WebMCP tool named" in error.message:
-                raise HarnessError(f"{self.name} (webmcp): {error.message}\n{self.client.diagnostics()}") from None
-            # call_tool throws when the tool's execute throws: an answer that is no JSON result.
-            raise NotJsonResult(f"{self.name} (webmcp): the call threw {error.message[:300]} instead of answering") from None
+            raise call_failure(self.name, error, self.client.diagnostics()) from None
         return checked(self.name, value)
 
 
@@ -87,7 +99,5 @@ class WebMCPClient(PolledClient):
         except PlaywrightTimeoutError:
             raise ConditionTimedOut(f"{name} (webmcp): no answer in {timeout:.0f} s\n{self.diagnostics()}") from None
         except PlaywrightError as error:
-            if "No WebMCP tool named" in error.message:
-                raise HarnessError(f"{name} (webmcp): {error.message}\n{self.diagnostics()}") from None
-            raise NotJsonResult(f"{name} (webmcp): the call threw {error.message[:300]} instead of answering") from None
+            raise call_failure(name, error, self.diagnostics()) from None
         return checked(name, value)

@@ -26,12 +26,11 @@ def collected():
     return collect
 
 
-@pytest.fixture(scope="module")
-def noflag_chromium():
-    """Chromium as the main job starts it for chromium-noflag; the test is skipped, with the reason,
-    where it is not installed."""
+def launched(name: str):
+    """Chromium as the main job starts it for the configuration `name`; the test is skipped, with
+    the reason, where it is not installed."""
     with sync_playwright() as playwright:
-        config = CONFIGS["chromium-noflag"]
+        config = CONFIGS[name]
         try:
             executable = resolve(config, playwright.chromium.executable_path).executable_path
         except BrowserMissing as missing:
@@ -39,6 +38,16 @@ def noflag_chromium():
         browser = playwright.chromium.launch(executable_path=executable, args=config.launch_args())
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def noflag_chromium():
+    yield from launched("chromium-noflag")
+
+
+@pytest.fixture(scope="module")
+def flagged_chromium():
+    yield from launched("chromium")
 
 
 @pytest.fixture
