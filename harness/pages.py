@@ -7,7 +7,9 @@ import json
 import re
 import secrets
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from playwright.sync_api import BrowserContext, Locator, Page, expect
@@ -290,7 +292,8 @@ TIME_OF_DAY = re.compile(r"^(\d{1,2})[:時](\d{2})[:分](\d{2})秒?$")
 PANEL_TOGGLE_TEXT = re.compile(rf"^\W*({SWITCH_LABEL}|{CONNECT_HELP_LABEL})\W*$")
 
 
-OK_TRUE = re.compile(r'"ok"\s*:\s*true')
+# A result summary that says ok: true, as JSON or as a `key: value` text.
+OK_TRUE = re.compile(r'(?<!\w)"?ok"?\s*:\s*true')
 
 
 def seconds_of_day(text: str) -> int | None:
@@ -328,18 +331,78 @@ READ_TEXTS = """(element) => {
   return texts;
 }"""
 
-# The full texts an opened row shows: the arguments and the result, each a JSON object — the
-# innermost elements outside the row's toggle whose whole text starts with "{", in order.
-FULL_TEXTS = """(toggle) => {
+# What an opened row shows besides its header, as a person reads it: its region's rendered text
+# (block by block on lines), once the region shows more than the header's own text.
+OPENED_TEXT = """(toggle) => {
   %s
   const region = disclosure.region(toggle);
   if (!region || !disclosure.isOpen(toggle)) return null;
-  const holders = [...region.querySelectorAll('*')].filter((element) =>
-    !toggle.contains(element) && element.textContent.trim().startsWith('{') && element.checkVisibility()
-    && ![...element.children].some((child) => child.textContent.trim() === element.textContent.trim()));
-  const innermost = holders.filter((element) => !holders.some((other) => other !== element && element.contains(other)));
-  return innermost.length >= 2 ? innermost.map((element) => element.textContent) : null;
+  const text = region.innerText;
+  const header = region.contains(toggle) ? toggle.innerText : '';
+  return text.replace(header, '').trim() ? text.replace(header, '') : null;
 }""" % DISCLOSURE_JS
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class OpenedRow:
+    """What an opened row lets a person read (「行を開くと、引数と結果の全文を読める」), in whatever
+    layout the page shows it — JSON, `key: value` lines, a definition list: its text, on lines.
+    Checks find the call's values in it: strings raw, each next to its key."""
+
+    text: str
+
+    def shows(self, text: str) -> bool:
+        """Whether `text` is shown as written (white space aside: a layout may wrap or indent)."""
+        return flat(text) in flat(self.text)
+
+    def missing(self, value: Any, budget: int = 9_000) -> list[str]:
+        """The leaves of `value` (arguments or a result) the text does not show: every key, and
+        every scalar right after its key (strings raw); no further than about `budget` characters
+        into the value, where a text of up to 10,000 characters may have ended."""
+        shown, missing, used = flat(self.text), [], 0
+        for key, leaf in _leaves(value):
+            written = leaf if isinstance(leaf, str) else json.dumps(leaf, ensure_ascii=False)
+            used += len(key or "") + len(written) + 8
+            if used > budget:
+                break
+            pattern = (rf"(?<!\w){re.escape(key)}\W{{0,8}}" if key else "") + re.escape(flat(written))
+            if not re.search(pattern, shown):
+                missing.append(f"{key}: {written[:60]!r}" if key else repr(written[:60]))
+        return missing
+
+    def shown_prefix(self, text: str) -> int:
+        """How many characters of `text` (from its start) are shown."""
+        shown, low, high = flat(self.text), 0, len(text)
+        while low < high:  # shown is monotone in the length
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if flat(text[:middle]) in shown else (low, middle - 1)
+        return low
+
+    def line_texts(self) -> list[str]:
+        """The text from each line's start to the end, white space flattened: a part of the row
+        (the arguments, the result) starts at a line."""
+        lines = self.text.splitlines()
+        return [flat("\n".join(lines[index:])) for index in range(len(lines)) if lines[index].strip()]
+
+
+def _leaves(value: Any, key: str | None = None) -> Iterator[tuple[str | None, Any]]:
+    """(key, scalar) pairs in order; a key with a nested value comes as (key, "") first."""
+    if isinstance(value, dict):
+        if key is not None:
+            yield key, ""
+        for name, item in value.items():
+            yield from _leaves(item, name)
+    elif isinstance(value, list):
+        if key is not None:
+            yield key, ""
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield key, value
 
 
 def parse_row(texts: list[str], names: set[str]) -> LogRow:
@@ -444,20 +507,17 @@ class OperationLog:
         header = self.rows.nth(index % count if count else index)
         return parse_row(header.evaluate(READ_TEXTS), set(BY_NAME))
 
-    def open_row(self, index: int) -> tuple[str, str]:
-        """Open row `index`; returns the full (arguments, result) texts it shows."""
+    def open_row(self, index: int) -> OpenedRow:
+        """Open row `index`; returns what it shows besides its header."""
         self.select_tab()
         count = self.rows.count()
         toggle = self.rows.nth(index % count if count else index)
-        row = Disclosure(toggle)
-        row.open()
+        Disclosure(toggle).open()
         try:
-            texts = self.page.wait_for_function(FULL_TEXTS, arg=toggle.element_handle(), timeout=limits.EXPECT_MS)
+            text = self.page.wait_for_function(OPENED_TEXT, arg=toggle.element_handle(), timeout=limits.EXPECT_MS)
         except PlaywrightTimeoutError:
-            raise AssertionError(f"the opened row {index} does not show the arguments and the result (two JSON "
-                                 f"texts): {row.region_text()[:300]!r}") from None
-        args, result = texts.json_value()[:2]
-        return args, result
+            raise AssertionError(f"the opened row {index} shows nothing besides its header") from None
+        return OpenedRow(text.json_value())
 
 
 def new_tool_page(context: BrowserContext, target: Target, tool: str, url: str) -> ToolPage:

@@ -109,6 +109,7 @@ def added_row(before: list[str], after: list[str]) -> int:
 @dataclass(frozen=True)
 class Logged:
     name: str
+    args: dict
     result: dict
     row: int  # the call's row, counted from the top, until the next call adds one
 
@@ -125,7 +126,7 @@ def logged(tool_page: ToolPage, client, name: str, args: dict, confirm: bool = F
         (dialog.action(contract.BY_NAME[name].confirmation.action_label) if confirm else dialog.cancel).click()
     result = call.result()
     expect(rows).to_have_count(min(len(before) + 1, 200))
-    return Logged(name, result, added_row(before, row_texts(tool_page)))
+    return Logged(name, args, result, added_row(before, row_texts(tool_page)))
 
 
 def declined_call(tool_page: ToolPage, client) -> Logged:
@@ -238,8 +239,8 @@ def test_each_call_is_a_row_of_text_kept_in_memory_only(on, client):
             before = page_clock(on)
             call = logged(on, client, name, args)
             after = page_clock(on)
-            # The spec fixes no serialization: the compact JSON, or the text the opened row shows.
-            opened_args, opened_result = (" ".join(text.split()) for text in log.open_row(call.row))
+            # The spec fixes no serialization: the compact JSON, or a text the opened row shows.
+            opened = log.open_row(call.row).line_texts()
             with check("log.row", subject=name):
                 row = log.row(call.row)
                 problems = []
@@ -249,30 +250,28 @@ def test_each_call_is_a_row_of_text_kept_in_memory_only(on, client):
                 if row.name != name:
                     problems.append(f"name {row.name!r}, expected {name!r}")
                 problems += filter(None, (
-                    summary_problem("arguments", row.args, [compact_json(args), opened_args]),
-                    summary_problem("result", row.result, [compact_json(call.result), opened_result]),
+                    summary_problem("arguments", row.args, [compact_json(args), *opened]),
+                    summary_problem("result", row.result, [compact_json(call.result), *opened]),
                 ))
                 assert not problems, "\n".join(problems)
 
         text = 'line one\nline "two"\n<mxCell id="0"/>'
         written = logged(on, client, *text_call(on.tool, text))
         with check("log.detail", subject=written.name):
-            args_text, _ = log.open_row(written.row)
-            assert text in args_text, f"the opened row does not show the text as written:\n{args_text[:500]}"
+            opened = log.open_row(written.row)
+            assert opened.shows(text), f"the opened row does not show the text as written:\n{opened.text[:500]}"
+            assert not opened.missing(written.args), f"the opened row does not show the arguments: {opened.missing(written.args)}"
         call = logged(on, client, read.name, read.example)
         with check("log.detail", subject=read.name):
-            _, result_text = log.open_row(call.row)
-            for field in ("markdown", "xml"):
-                value = call.result.get(field)
-                if isinstance(value, str) and len(value) < DETAIL_CHARS - 500:
-                    assert value in result_text, f"the opened row does not show {read.name}'s {field} as written"
+            # The whole result as written (strings raw), up to where 10,000 characters may end.
+            missing = log.open_row(call.row).missing(call.result)
+            assert not missing, f"the opened row does not show {read.name}'s result as written: {missing[:5]}"
 
         markup = "<img src=x onerror=window.__pwned=1>"
         call = logged(on, client, *text_call(on.tool, markup))
         with check("log.text-only"):
             # The row's summary may cut the markup at 80 characters; the opened row shows it whole.
-            args_text, _ = log.open_row(call.row)
-            assert markup in args_text
+            assert log.open_row(call.row).shows(markup)
             expect(log.root.locator("img")).to_have_count(0)
             assert on.page.evaluate("window.__pwned") is None, "the markup in the arguments ran"
 
@@ -347,14 +346,18 @@ def test_opened_row_shows_up_to_10000_characters(on, client):
     (write, write_args), (read, read_args) = kept_text_calls(on.tool, text)
     written = logged(on, client, write, write_args, confirm=True)
     assert written.result["ok"] is True, written.result
-    args_text, _ = on.log.open_row(written.row)
+    written_row = on.log.open_row(written.row)
     call = logged(on, client, read, read_args)
     assert text in compact_json(call.result), f"{read} does not return the 30,000 characters {write} wrote"
-    _, result_text = on.log.open_row(call.row)
-    for called, what, shown in ((write, "arguments", args_text), (read, "result", result_text)):
+    read_row = on.log.open_row(call.row)
+    for called, what, opened in ((write, "arguments", written_row), (read, "result", read_row)):
+        # Whatever the layout: no more of the text than 10,000 characters, and the row as a whole
+        # (its labels, the other, short part, and this one cut at 10,000) shows about that many.
+        shown = opened.shown_prefix(text)
         with check("log.detail-limit", subject=called):
-            assert DETAIL_CHARS - DETAIL_MARGIN <= len(shown) <= DETAIL_CHARS, (
-                f"the opened row shows {len(shown)} characters of the {what}, expected up to {DETAIL_CHARS}")
+            assert shown <= DETAIL_CHARS, f"the opened row shows {shown} of the 30,000 characters in the {what}"
+            assert len(opened.text) >= DETAIL_CHARS - DETAIL_MARGIN, (
+                f"the opened row shows {len(opened.text)} characters in all, where the {what} alone fills up to {DETAIL_CHARS}")
 
 
 # --- the store -----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from harness import contract, drivers, limits, tools
 from harness.agent import switch_on
 from harness.checks import check
-from harness.pages import OK_TRUE, SWITCH_LABEL
+from harness.pages import SWITCH_LABEL
 from harness.relay import DESCRIPTION_PREFIX
 
 
@@ -114,6 +114,6 @@ def test_switching_off_leaves_a_running_call_to_finish_into_the_log(tool_page, c
     tool_page.log.select_tab()
     with check("switch.off-running-continues"):
         expect(rows).to_have_count(before + 1, timeout=limits.EXPECT_MS + 5_000)
-        _, opened_result = tool_page.log.open_row(-1)
-        assert marker in opened_result and OK_TRUE.search(opened_result), (
-            f"the running call's row does not hold its finished result: {opened_result[:300]!r}")
+        opened = tool_page.log.open_row(-1)
+        assert opened.shows(marker) and not opened.missing({"ok": True}), (
+            f"the running call's row does not hold its finished result: {opened.text[:300]!r}")
