@@ -1,10 +1,13 @@
 """A tool's loading held back, so that operations can be called before it ends (the profile's
 hold_loading): "fetch" (the document or project is fetched), "child-frame" (the tool runs in a
-frame of its own) or a URL glob of the requests that carry it."""
+frame of its own), "indexeddb" (it reads its saved state from IndexedDB), a URL glob of the
+requests that carry it, or several of these."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from contextlib import ExitStack
 
 import pytest
 from playwright.sync_api import Page, Route
@@ -24,14 +27,48 @@ def _carriers(how: str):
     return how, lambda request: True
 
 
-def wait_for_held(page: Page, held: list[Route], within: float) -> None:
-    """Until a route handler has held a request (`held` not empty), at most `within` seconds.
+# hold_loading = "indexeddb": every IndexedDB database the page opens answers only when released.
+# The open request's success (or error) event is stopped before the page's own listeners, which
+# come after it, and dispatched again on release; its upgradeneeded is never held (a versionchange
+# transaction lives only while that event is dispatched). A page's init script, in every frame.
+HOLD_INDEXEDDB = """(() => {
+  const hold = { held: [], holding: true };
+  globalThis.__harnessHeldIndexedDB = hold;
+  const open = IDBFactory.prototype.open;
+  IDBFactory.prototype.open = function (...args) {
+    const request = open.apply(this, args);
+    for (const type of ["success", "error"]) {
+      request.addEventListener(type, (event) => {
+        if (!hold.holding || event.harnessReleased) return;
+        event.stopImmediatePropagation();
+        hold.held.push({ request, type });
+      });
+    }
+    return request;
+  };
+  const dispatch = (as) => {
+    hold.holding = false;
+    for (const { request, type } of hold.held.splice(0)) {
+      const event = new Event(as ?? type);
+      event.harnessReleased = true;
+      request.dispatchEvent(event);
+    }
+  };
+  hold.stop = () => { hold.holding = false; };
+  hold.release = () => dispatch();
+  hold.fail = () => dispatch("error");
+})();"""
+HELD_INDEXEDDB = "() => globalThis.__harnessHeldIndexedDB?.held.length ?? 0"
+
+
+def wait_for_held(page: Page, held: Callable[[], bool], within: float) -> None:
+    """Until `held()`, at most `within` seconds.
 
     Route handlers run only while Playwright is called, and a worker's requests (an engine in a
     Web Worker) raise no event of the page: wait for the page's next request in short slices,
     idle in between (a loop of calls would take a core from the other worker)."""
     deadline = time.monotonic() + within
-    while not held and (left := deadline - time.monotonic()) > 0:
+    while not held() and (left := deadline - time.monotonic()) > 0:
         try:
             page.wait_for_event("request", timeout=min(left, ROUTE_DISPATCH) * 1000)
         except PlaywrightTimeoutError:
@@ -39,45 +76,66 @@ def wait_for_held(page: Page, held: list[Route], within: float) -> None:
 
 
 class HeldLoading:
-    """Open `tool_page` (not yet navigated) with its loading held; `release()` lets it go on,
-    `fail()` makes those requests fail (a load that cannot finish)."""
+    """Open `tool_page` (not yet navigated) with its loading held — `how` is the profile's
+    hold_loading, one kind or several; `release()` lets it go on, `fail()` makes it fail (a load
+    that cannot finish)."""
 
-    def __init__(self, tool_page: ToolPage, how: str):
+    def __init__(self, tool_page: ToolPage, how: str | tuple[str, ...]):
         self.tool_page = tool_page
-        self.how = how
-        self.pattern, self._carries = _carriers(how)
+        kinds = (how,) if isinstance(how, str) else tuple(how)
+        page = tool_page.page
         self.held: list[Route] = []
         self._holding = True
-        page = tool_page.page
-        page.route(self.pattern, self._hold)
+        self._routes = [self._route(*_carriers(kind)) for kind in kinds if kind != "indexeddb"]
+        self._indexeddb = ExitStack()
+        self._holds_indexeddb = "indexeddb" in kinds
+        if self._holds_indexeddb:
+            self._indexeddb.enter_context(page.add_init_script(HOLD_INDEXEDDB))
         # The held requests keep the load event from firing: wait for the document only.
         tool_page.goto(tool_page.url, wait_until="domcontentloaded")
         # Until the loading is held; then hold nothing more (the switch's scripts and the relay's
-        # frame must load).
-        wait_for_held(page, self.held, HOLD_SEEN_WITHIN)
+        # frame must load, a reload is not held).
+        wait_for_held(page, self._any_held, HOLD_SEEN_WITHIN)
         self._holding = False
-        if not self.held:
-            page.unroute(self.pattern, self._hold)
+        self._end_indexeddb("stop")
+        if not self._any_held():
+            self._unroute()
             pytest.skip(f"未確認: the harness could not hold {tool_page.tool}'s loading "
-                        f"(no request of hold_loading = {how!r} was seen)")
+                        f"(nothing of hold_loading = {how!r} was seen)")
 
-    def _hold(self, route: Route) -> None:
-        if self._holding and self._carries(route.request):
-            self.held.append(route)
-        else:
-            route.continue_()
+    def _route(self, pattern: str, carries: Callable) -> tuple[str, Callable]:
+        def hold(route: Route) -> None:
+            if self._holding and carries(route.request):
+                self.held.append(route)
+            else:
+                route.fallback()
+
+        self.tool_page.page.route(pattern, hold)
+        return pattern, hold
+
+    def _any_held(self) -> bool:
+        return bool(self.held) or (self._holds_indexeddb and self.tool_page.page.evaluate(HELD_INDEXEDDB) > 0)
+
+    def _end_indexeddb(self, how: str) -> None:
+        self._indexeddb.close()  # later documents of the tab are not held
+        self.tool_page.page.evaluate(f"() => globalThis.__harnessHeldIndexedDB?.{how}()")
+
+    def _unroute(self) -> None:
+        for pattern, hold in self._routes:
+            self.tool_page.page.unroute(pattern, hold)
 
     def release(self) -> None:
-        self._end(lambda route: route.continue_())
+        self._end(lambda route: route.continue_(), "release")
 
     def fail(self) -> None:
-        self._end(lambda route: route.abort("failed"))
+        self._end(lambda route: route.abort("failed"), "fail")
 
-    def _end(self, each) -> None:
+    def _end(self, each, indexeddb: str) -> None:
         for route in self.held:
             each(route)
         self.held.clear()
-        self.tool_page.page.unroute(self.pattern, self._hold)
+        self._unroute()
+        self._end_indexeddb(indexeddb)
 
 
 class HeldRequests:
@@ -100,7 +158,7 @@ class HeldRequests:
 
     def seen(self, within: float = HOLD_SEEN_WITHIN) -> bool:
         """Whether the page asked for one of them within `within` seconds."""
-        wait_for_held(self.page, self.held, within)
+        wait_for_held(self.page, lambda: bool(self.held), within)
         return bool(self.held)
 
     def release(self) -> None:

@@ -40,9 +40,10 @@ class Document:
 
 
 CANVAS_TOOLS = tools.CANVAS
-HOLD_LOADING_KINDS = ("fetch", "child-frame")
+HOLD_LOADING_KINDS = ("fetch", "child-frame", "indexeddb")
 HOOK_HELP = {
-    "hold_loading": '"fetch" (fetch/xhr requests), "child-frame" (every request of a child frame) or a URL glob',
+    "hold_loading": '"fetch" (fetch/xhr requests), "child-frame" (every request of a child frame), "indexeddb" '
+                    '(the page opening an IndexedDB database), a URL glob, or a list of these',
     "view": "a Playwright selector",
     "theme_picker": "a Playwright selector",
     "restart": "a Playwright selector",
@@ -71,9 +72,9 @@ class ToolPages:
     other_page: str | None = None  # a second document of the same tool
     other_document: Document | None = None  # what `other_page` opens
     empty_page: str | None = None  # the tool with no open document
-    # How to hold the tool's loading, so that operations can be called before it ends:
-    # "fetch", "child-frame" or a URL glob of the requests to hold.
-    hold_loading: str | None = None
+    # How to hold the tool's loading, so that operations can be called before it ends: "fetch",
+    # "child-frame", "indexeddb", a URL glob of the requests to hold, or several of these.
+    hold_loading: str | tuple[str, ...] | None = None
     # Where the page shows the document rendered: slides, each rendered slide; excalidraw, the
     # scene's <canvas>; drawio, the editor's <iframe>.
     view: str | None = None
@@ -220,10 +221,13 @@ def _tool_pages(tool: str, entry, fail) -> ToolPages:
         value = entry.get(name)
         if value is None:
             continue
-        if not isinstance(value, str) or not value.strip():
-            raise fail(f"[tools.{tool}] {name} must be {HOOK_HELP[name]}, not {value!r}")
-        if name == "hold_loading" and value not in HOLD_LOADING_KINDS and not any(c in value for c in "/*"):
-            raise fail(f"[tools.{tool}] hold_loading must be {HOOK_HELP[name]}, not {value!r}")
+        several = name == "hold_loading" and isinstance(value, list) and value
+        for one in value if several else [value]:
+            if not isinstance(one, str) or not one.strip() or (
+                    name == "hold_loading" and one not in HOLD_LOADING_KINDS and not any(c in one for c in "/*")):
+                raise fail(f"[tools.{tool}] {name} must be {HOOK_HELP[name]}, not {value!r}")
+        if several:
+            values[name] = tuple(value)
     return ToolPages(**values)
 
 

@@ -36,6 +36,7 @@ def test_base_url_overrides_the_profile():
      "other_document without other_page"),
     ('base_url = "http://x"\n[tools.slides]\npage = "/p"\nhold_loading = "xhr"\n', "hold_loading must be"),
     ('base_url = "http://x"\n[tools.slides]\npage = "/p"\nhold_loading = 1\n', "hold_loading must be"),
+    ('base_url = "http://x"\n[tools.slides]\npage = "/p"\nhold_loading = ["fetch", "idb"]\n', "hold_loading must be"),
     ('base_url = "http://x"\n[tools.drawio]\npage = "/p"\nview = ""\n', "view must be a Playwright selector"),
     ('base_url = "http://x"\n[tools.excalidraw]\npage = "/p"\nview = ["canvas"]\n', "view must be a Playwright selector"),
     ('base_url = "http://x"\n[tools.excalidraw]\npage = "/p"\ntheme_picker = "select"\n', "unknown keys ['theme_picker']"),
@@ -75,6 +76,11 @@ def test_documents_are_the_profiles():
 @pytest.mark.parametrize("how", ["fetch", "child-frame", "**/samples/*.md", "http://x/deck.json"])
 def test_hold_loading_is_a_kind_or_a_url_glob(tmp_path, how):
     assert profile_with(tmp_path, f'hold_loading = "{how}"').hook("slides", "hold_loading") == how
+
+
+def test_hold_loading_may_name_several_kinds(tmp_path):
+    target = profile_with(tmp_path, 'hold_loading = ["fetch", "indexeddb", "**/deck.json"]')
+    assert target.hook("slides", "hold_loading") == ("fetch", "indexeddb", "**/deck.json")
 
 
 @pytest.mark.parametrize("hook, value", [("view", "main .marpit section"), ("theme_picker", "role=combobox")])
