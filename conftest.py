@@ -34,8 +34,7 @@ def browser_type_launch_args(browser_type_launch_args: dict, browser_type: Brows
     except BrowserMissing as missing:
         pytest.skip(str(missing))
     args = {**browser_type_launch_args, "args": [*browser_type_launch_args.get("args", []), *browser_config.launch_args()]}
-    if resolved.executable_path:
-        args["executable_path"] = resolved.executable_path
+    args.update(resolved.launch_options())
     return args
 
 

@@ -30,6 +30,10 @@ SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/g
 # scenarios: 278 s against 361 s with the full browser, 35 % less CPU. It loads no extension
 # and shows no window, so the agent extension's path and --headed launch the full browser.
 SYSTEM_HEADLESS_SHELL = ("/usr/bin/chromium-headless-shell",)
+# A system Firefox (Debian's firefox-esr) where Playwright's own build is missing: Playwright drives
+# it over WebDriver BiDi (channel moz-firefox), as far as that Firefox knows the commands it sends.
+SYSTEM_FIREFOX = ("/usr/bin/firefox-esr", "/usr/bin/firefox")
+BIDI_CHANNEL = "moz-firefox"
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,12 @@ class ResolvedBrowser:
 
     config: BrowserConfig
     executable_path: str | None
-    source: str  # "playwright" | "system" | "system headless shell"
+    source: str  # "playwright" | "system" | "system headless shell" | "system, WebDriver BiDi"
+    channel: str | None = None  # Playwright's channel (a system Firefox is driven over WebDriver BiDi)
+
+    def launch_options(self) -> dict:
+        """What Playwright's launch takes for this executable (none for its own build)."""
+        return {key: value for key, value in (("executable_path", self.executable_path), ("channel", self.channel)) if value}
 
 
 class BrowserMissing(Exception):
@@ -87,6 +96,10 @@ def system_chromium() -> str | None:
             return candidate
     found = shutil.which("chromium")
     return found
+
+
+def system_firefox() -> str | None:
+    return next((path for path in SYSTEM_FIREFOX if Path(path).is_file()), None) or shutil.which("firefox")
 
 
 def system_headless_shell() -> str | None:
@@ -122,4 +135,30 @@ def resolve(config: BrowserConfig, playwright_executable: str, headless: bool = 
         path = system_chromium()
         if path:
             return ResolvedBrowser(config, path, "system")
+    if config.engine == "firefox" and system_firefox():
+        return ResolvedBrowser(config, system_firefox(), "system, WebDriver BiDi", BIDI_CHANNEL)
     raise BrowserMissing(f"{config.engine} is not installed; install it with `{install_hint(config.engine)}`")
+
+
+def cannot_open_a_page(browser_type, resolved: ResolvedBrowser) -> str | None:
+    """Why a browser driven over WebDriver BiDi cannot give a scenario a page (it launches, but
+    lacks a command Playwright sends for every context), in one line; None where it can. Only a
+    BiDi channel is tried: Playwright's own builds and Chromium always can."""
+    if resolved.channel != BIDI_CHANNEL:
+        return None
+    try:
+        browser = browser_type.launch(**resolved.launch_options(), args=resolved.config.launch_args())
+    except Exception as error:  # noqa: BLE001 — whatever keeps it from starting is the reason
+        return f"{resolved.config.name}: {resolved.executable_path} does not start over WebDriver BiDi: {_first_line(error)}"
+    try:
+        browser.new_context().close()
+    except Exception as error:  # noqa: BLE001
+        return (f"{resolved.config.name}: {resolved.executable_path} ({browser.version}) over WebDriver BiDi cannot open "
+                f"a page: {_first_line(error)}")
+    finally:
+        browser.close()
+    return None
+
+
+def _first_line(error: Exception) -> str:
+    return (str(getattr(error, "message", error)).strip().splitlines() or [""])[0]

@@ -1,7 +1,8 @@
 """Browser provisioning for `bin/setup`: report what is installed, install what can be.
 
 Order: Playwright's own builds (tried once per machine: a failed download is remembered), then
-a system Chromium, then Debian's `chromium` through apt where this runs as root.
+a system Chromium, then Debian's `chromium` through apt where this runs as root; a system Firefox
+is tried over WebDriver BiDi where it is installed (setup does not install one).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from harness.browsers import CONFIGS, BrowserMissing, resolve, system_chromium, system_headless_shell
+from harness.browsers import CONFIGS, BrowserMissing, cannot_open_a_page, resolve, system_chromium, system_headless_shell
 from harness.paths import ROOT
 
 ATTEMPT_STAMP = ROOT / ".venv" / ".harness-stamps" / "playwright-download-failed"
@@ -72,11 +73,16 @@ def provision() -> int:
 
 def report(paths: dict[str, str] | None = None) -> None:
     paths = paths or executables()
-    for config in CONFIGS.values():
-        try:
-            resolved = resolve(config, paths[config.engine])
-        except BrowserMissing as missing:
-            _say(f"browser {config.name}: skipped — {missing}")
-            continue
-        where = resolved.executable_path or paths[config.engine]
-        _say(f"browser {config.name}: {resolved.source} build at {where}")
+    with sync_playwright() as playwright:
+        for config in CONFIGS.values():
+            try:
+                resolved = resolve(config, paths[config.engine])
+            except BrowserMissing as missing:
+                _say(f"browser {config.name}: skipped — {missing}")
+                continue
+            unusable = cannot_open_a_page(getattr(playwright, config.engine), resolved)
+            if unusable:
+                _say(f"browser {config.name}: skipped (未確認 in the tables) — {unusable}")
+                continue
+            where = resolved.executable_path or paths[config.engine]
+            _say(f"browser {config.name}: {resolved.source} build at {where}")

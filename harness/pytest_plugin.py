@@ -17,7 +17,7 @@ from pytest_playwright.pytest_playwright import _truncate_file_name
 from slugify import slugify
 
 from harness import baseline, checks, limits, results
-from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, resolve
+from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, cannot_open_a_page, resolve
 from harness.clients import InPageClient, ToolClient
 from harness.drivers import CALL_PATHS, DRIVERS, MCP_RELAY, Driver, paths_for, unknown_capabilities
 from harness.extension import ExtensionClient, launch_context
@@ -249,10 +249,13 @@ def _missing_browsers(names: set[str]) -> dict[str, str]:
     with sync_playwright() as playwright:
         for name in names:
             config = CONFIGS[name]
+            browser_type = getattr(playwright, config.engine)
             try:
-                resolve(config, getattr(playwright, config.engine).executable_path)
+                unusable = cannot_open_a_page(browser_type, resolve(config, browser_type.executable_path))
             except BrowserMissing as error:
-                missing[name] = str(error)
+                unusable = str(error)
+            if unusable:
+                missing[name] = unusable
     return missing
 
 

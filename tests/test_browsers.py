@@ -65,3 +65,26 @@ def test_harness_chromium_is_launched_as_it_is(system, monkeypatch: pytest.Monke
     full, shell = system(full=True, shell=True)
     monkeypatch.setenv("HARNESS_CHROMIUM", full)
     assert resolve(CONFIGS["chromium"], NOT_PLAYWRIGHTS).executable_path == full
+
+
+def test_without_playwrights_firefox_a_system_firefox_is_driven_over_webdriver_bidi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(browsers.shutil, "which", lambda name: None)
+    monkeypatch.setattr(browsers, "SYSTEM_FIREFOX", (str(tmp_path / "firefox-esr"),))
+    with pytest.raises(BrowserMissing, match="playwright install --with-deps firefox"):
+        resolve(CONFIGS["firefox"], "/nowhere/playwright/firefox")
+    (tmp_path / "firefox-esr").write_text("")
+    resolved = resolve(CONFIGS["firefox"], "/nowhere/playwright/firefox")
+    assert resolved.launch_options() == {"executable_path": str(tmp_path / "firefox-esr"), "channel": "moz-firefox"}
+
+
+def test_a_system_firefox_that_cannot_open_a_page_is_one_line_of_reason():
+    """Where Debian's firefox-esr is installed (setup does not install it): it launches over BiDi,
+    and either opens a page or says in one line why not — 未確認 in the tables, never an error."""
+    from playwright.sync_api import sync_playwright
+
+    if browsers.system_firefox() is None:
+        pytest.skip("no system Firefox here (apt-get install firefox-esr)")
+    with sync_playwright() as playwright:
+        resolved = resolve(CONFIGS["firefox"], playwright.firefox.executable_path)
+        reason = browsers.cannot_open_a_page(playwright.firefox, resolved)
+    assert reason is None or ("\n" not in reason and reason.startswith("firefox: "))
