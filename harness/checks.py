@@ -75,6 +75,8 @@ class Observed:
     params: dict[str, Any]
     declared: tuple[str, ...]
     baseline: Any = None  # a callable (rule, subject, message | None) -> entry | None
+    # The target profile's keys it may read (@pytest.mark.profile); None where nothing is declared (the unit tests).
+    profile_keys: tuple[str, ...] | None = None
     checks: list[CheckRecord] = field(default_factory=list)
     findings: dict[str, Any] = field(default_factory=dict)
 
@@ -152,6 +154,15 @@ def each_on_its_own() -> Iterator[None]:
         _going_on = outer
     if noted:
         raise noted[0]
+
+
+def reads_profile(key: str) -> None:
+    """A scenario reads the profile's `key` (harness/targets.py): it must say so in
+    @pytest.mark.profile, which `python -m harness doctor` reads to tell what a profile leaves 未確認."""
+    observed = _current
+    if observed is not None and observed.profile_keys is not None and key not in observed.profile_keys:
+        raise HarnessDefect(f"{observed.scenario} reads the profile's {key!r} but declares only "
+                            f"{list(observed.profile_keys)} in @pytest.mark.profile")
 
 
 def held(rule: str) -> None:

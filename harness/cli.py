@@ -92,6 +92,12 @@ def _verify(args: argparse.Namespace) -> int:
     return verify.run(args)
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    from harness import doctor
+
+    return doctor.run(args)
+
+
 def _report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -169,6 +175,12 @@ def main(argv: list[str] | None = None) -> int:
                                                        "join them with `report --merge`)")
     verify.add_argument("pytest_args", nargs="*", help="further pytest arguments (after --)")
     verify.set_defaults(run=_verify)
+
+    doctor = commands.add_parser("doctor", help="before a long run: what the harness will see of a target, in a table")
+    doctor.add_argument("--target", default="reference", help="reference (default), localhost, production, or a .toml profile")
+    doctor.add_argument("--base-url", help="the target's address, overriding the profile's")
+    doctor.add_argument("--browser", action="append", choices=list(CONFIGS), help="browser configuration (default: all four)")
+    doctor.set_defaults(run=_doctor)
 
     report = commands.add_parser("report", help="one Verification table from the folders of several verify runs")
     report.add_argument("--merge", nargs="+", required=True, metavar="DIR", help="verify output folders (run.json, results.json)")

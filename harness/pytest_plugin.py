@@ -22,8 +22,9 @@ from harness.clients import InPageClient, ToolClient
 from harness.drivers import CALL_PATHS, DRIVERS, MCP_RELAY, Driver, paths_for, unknown_capabilities
 from harness.extension import ExtensionClient, launch_context
 from harness.pages import ToolPage, new_tool_page, scripts_when_off as read_scripts_when_off
+from harness.paths import SCENARIOS
 from harness.rules import BY_ID
-from harness.targets import Target, TargetError, check_reachable, load_profile, served_at
+from harness.targets import PROFILE_KEYS, Target, TargetError, check_reachable, load_profile, served_at
 from harness.webmcp import WebMCPClient
 
 TARGET_KEY = pytest.StashKey[Target]()
@@ -103,6 +104,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "new_context(why): the scenario's tab is opened in a new browser context, never a warm tab")
     config.addinivalue_line("markers", "calls_row: the scenario calls every operation of its tool; its rows fill the call "
                                        "path's row of Table 1")
+    config.addinivalue_line("markers", "takes_input(bool): scenarios/test_confirmation.py: only the confirming operations "
+                                       "that take input (True) or none (False)")
+    config.addinivalue_line("markers", "profile(*keys): the target profile's keys the scenario may read (document, "
+                                       "other_page, empty_page, or a hook): where the profile lacks one, it is 未確認")
     try:
         target = load_profile(config.getoption("--target"), config.getoption("--base-url", default=None))
     except TargetError as error:
@@ -215,6 +220,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             # Marked at collection: never launched, never counted as passed, one summary line per file.
             item.add_marker(pytest.mark.skip(reason=missing[params["browser_name"]]))
             item.stash[MISSING_BROWSER_KEY] = params["browser_name"]
+        unknown_keys = [key for key in profile_keys(item) if key not in PROFILE_KEYS]
+        if unknown_keys:
+            raise pytest.UsageError(f"{item.nodeid}: unknown profile keys {unknown_keys} (known: {', '.join(PROFILE_KEYS)})")
         for marker in item.iter_markers("rules"):
             unknown = [rule for rule in marker.args if rule not in BY_ID]
             if unknown:
@@ -522,6 +530,10 @@ def _params(item: pytest.Item) -> dict:
     return plain
 
 
+def profile_keys(item: pytest.Item) -> tuple[str, ...]:
+    return tuple(key for marker in item.iter_markers("profile") for key in marker.args)
+
+
 def _declared_rules(item: pytest.Item) -> tuple[str, ...]:
     return tuple(rule for marker in item.iter_markers("rules") for rule in marker.args)
 
@@ -536,7 +548,8 @@ def pytest_runtest_setup(item: pytest.Item):
     scenario = item.nodeid.split("[")[0]
     params = getattr(getattr(item, "callspec", None), "params", {})
     observed = checks.Observed(scenario, _params(item), _declared_rules(item),
-                               baseline.for_scenario(scenario, params, entries, parts))
+                               baseline.for_scenario(scenario, params, entries, parts),
+                               profile_keys(item) if item.path.is_relative_to(SCENARIOS) else None)
     item.stash[OBSERVED_KEY] = observed
     checks.begin(observed)
     yield

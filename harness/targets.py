@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from harness import tools
+from harness.checks import reads_profile
 
 TOOLS = tools.NAMES
 PROFILES = Path(__file__).parent / "profiles"
@@ -63,6 +64,8 @@ HOOK_HELP = {
 # The hooks a tool section may give for what the spec leaves to the page: as its descriptor says.
 HOOKS = {hook: tuple(name for name, tool in tools.TOOLS.items() if hook in tool.hooks) for hook in HOOK_HELP}
 DOCUMENT_OF = {"page": "document", "other_page": "other_document"}
+# What a scenario may read of a tool's section (@pytest.mark.profile): pages and documents, and the hooks.
+PROFILE_KEYS = ("document", "other_page", "empty_page", *HOOK_HELP)
 
 
 @dataclass(frozen=True)
@@ -120,12 +123,15 @@ class Target:
         return self.base_url.rstrip("/") + path
 
     def page_url(self, tool: str, which: str = "page") -> str | None:
+        if which != "page":
+            reads_profile(which)
         path = getattr(self.tools[tool], which)
         return self.url(path) if path is not None else None
 
     def document(self, tool: str, which: str = "page") -> Document:
         """The document that `which` page of `tool` opens. A scenario that needs it is 未確認
         (skipped) where the profile does not say."""
+        reads_profile("document" if which == "page" else which)
         key = DOCUMENT_OF[which]
         document = getattr(self.tools[tool], key)
         if document is None:
@@ -135,6 +141,7 @@ class Target:
     def hook(self, tool: str, name: str) -> str:
         """The profile's `name` hook for `tool`; a scenario (or the part of it) that needs it is
         未確認 (skipped) where the profile gives none."""
+        reads_profile(name)
         value = getattr(self.tools[tool], name)
         if value is None:
             pytest.skip(f"未確認: the profile gives no {name} for {tool}")

@@ -27,10 +27,14 @@ UNDO_SENTENCE = re.compile(r"元に戻せ(ません|ない)|元に戻すこと�
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """`op`: each confirming operation of the target's tools."""
+    """`op`: each confirming operation of the target's tools (with `takes_input(False)`: of those,
+    each that takes no input)."""
     tools = metafunc.config.stash[TARGET_KEY].ai_tools
     if "op" in metafunc.fixturenames:
         ops = [op for tool in tools for op in contract.confirming(tool)]
+        marker = metafunc.definition.get_closest_marker("takes_input")
+        if marker:
+            ops = [op for op in ops if bool(op.input_schema["properties"]) == marker.args[0]]
         metafunc.parametrize("op", ops, ids=[op.name for op in ops], scope="session")
 
 
@@ -150,6 +154,7 @@ def let_time_pass(context, tool_page: ToolPage, ms: int, real_time: bool) -> Non
 # Those on the open dialog do not depend on one another: each is decided even when another fails.
 @pytest.mark.rules("confirm.which", "confirm.buttons-focus", "confirm.title-action", "confirm.body", "confirm.checkbox",
                    "confirm.queue")
+@pytest.mark.profile("document")
 def test_confirming_operation_asks_with_the_tables_dialog(op_page, op_client, op):
     args = valid_input(op, op_client)
     title = expected_title(op, op_page, args)
@@ -596,17 +601,29 @@ def test_dialog_opens_in_a_background_tab(op_page, op_client, context, op):
 # --- check first ---------------------------------------------------------------------------
 
 @pytest.mark.rules("call.check-first")
-def test_check_fails_before_any_dialog(open_tool, client_for, op):
-    field = op.confirmation.detail_field
-    tool_page = open_tool(op.tool, "page" if field or op.name.endswith("_delete_file") else "empty_page")
+@pytest.mark.takes_input(True)
+def test_check_fails_before_any_dialog(tab_of, client_for, op):
+    """An input its check refuses (a text over 1 MB, a file that is not there): the failure, no dialog."""
+    tool_page = tab_of(op.tool)
     client = client_for(tool_page)
-    turned_on(tool_page, client, expect_ready=bool(field) or op.name.endswith("_delete_file"))
-    if field:
-        args, code = {field: "x" * (contract.ONE_MEGABYTE + 1)}, "too_large"
-    elif op.name.endswith("_delete_file"):
-        args, code = {"path": "no-such-file-harness.txt"}, "not_found"
-    else:
-        args, code = valid_input(op, client), "not_ready"
+    turned_on(tool_page, client)
+    field = op.confirmation.detail_field
+    args, code = ({field: "x" * (contract.ONE_MEGABYTE + 1)}, "too_large") if field else ({"path": "no-such-file-harness.txt"}, "not_found")
+    checked_before_asking(tool_page, client, op, args, code)
+
+
+@pytest.mark.rules("call.check-first")
+@pytest.mark.takes_input(False)
+@pytest.mark.profile("empty_page")
+def test_check_fails_before_any_dialog_without_an_open_document(open_tool, client_for, op):
+    """An operation that takes no input fails its check where no document is open: not_ready, no dialog."""
+    tool_page = open_tool(op.tool, "empty_page")
+    client = client_for(tool_page)
+    turned_on(tool_page, client, expect_ready=False)
+    checked_before_asking(tool_page, client, op, valid_input(op, client), "not_ready")
+
+
+def checked_before_asking(tool_page: ToolPage, client, op: contract.Operation, args: dict, code: str) -> None:
     call, seen = start_and_see(tool_page, client, op.name, args)
     with check("call.check-first"):
         assert seen == "row", f"{op.name} showed the confirmation dialog for an input its check rejects"

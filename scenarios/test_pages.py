@@ -12,6 +12,7 @@ from harness.clients import InPageClient
 
 
 @pytest.mark.rules("page.title")
+@pytest.mark.profile("document")
 def test_page_opens_with_its_documents_name_in_the_title(open_tool, target, page_tool):
     """「ツールのページは、タイトル(<title>)に、開いているものの名前を入れる」: the title contains
     the name (「四半期報告 — スライドのエディタ」 holds for 四半期報告)."""

@@ -37,6 +37,7 @@ def test_names_reach_the_client_sanitized(listed, client, tool, call_path):
 
 
 @pytest.mark.rules("relay.two-tabs")
+@pytest.mark.profile("document")
 def test_description_starts_with_the_page_title(target, tool, listed, tool_page, call_path):
     # The relay copies the title, whatever it is, once the page has it: known by the open
     # document's name in it (a title set late is the rule broken, not an earlier title).
@@ -50,6 +51,7 @@ def test_description_starts_with_the_page_title(target, tool, listed, tool_page,
 
 
 @pytest.mark.rules("relay.two-tabs", "canvas.open-document")
+@pytest.mark.profile("document", "other_page")
 def test_two_tabs_are_told_apart(target, open_tool, client_for, tool, call_path):
     read = contract.reader_of(tool)
     first = open_tool(tool)

@@ -39,6 +39,8 @@ class Tool:
     long_call: Callable[[str], Call] | None = None
     # Its operation log is a tab 「AI からの操作」 of the page's bottom pane (node), not a collapsible panel.
     log_in_tab: bool = False
+    # A call that makes the page load its engine (the profile's `engine` hook), or None.
+    engine_call: Call | None = None
 
     @property
     def operations(self) -> list[contract.Operation]:

@@ -11,6 +11,7 @@ TOOL = Tool(
     text_call=lambda text: _files.text_call("go", text),
     kept_text_calls=lambda text: _files.kept_text_calls("go", text),
     failing_call=lambda: _files.failing_call("go"),
+    engine_call=("go_run", {}),
     rules=(
         ("DD", "Go を動かすツールの操作", (
             ("go.not-ready", "プロジェクトと、保存したファイルの、どちらかを読み終えていないときは、go_ で始まるどの操作も not_ready を返す"),

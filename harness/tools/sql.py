@@ -21,6 +21,7 @@ TOOL = Tool(
     kept_text_calls=None,
     failing_call=lambda: ("sql_run_query", {"sql": "select * from no_such_table_harness"}),
     long_call=lambda marker: ("sql_run_query", {"sql": f"select pg_sleep(2), {literal(marker)} as marker"}),
+    engine_call=("sql_run_query", {"sql": "select 1"}),
     rules=(
         ("DD", "SQL だけを動かすツールの操作", (
             ("sql.not-ready", "プロジェクトと、保存した SQL の、どちらかを読み終えていないときは、sql_read_query と "

@@ -15,6 +15,7 @@ CANVAS = pytest.mark.tool(*tools.CANVAS)
 
 @CANVAS
 @pytest.mark.rules("canvas.open-document", "slides.read", "excalidraw.read", "drawio.read")
+@pytest.mark.profile("document")
 def test_read_names_the_open_document(opened, agent, tool):
     """読み取りの結果の document は、ページで開いている図かスライドの識別子と名前である。"""
     read = agent.client.call(agent.reader)
@@ -26,6 +27,7 @@ def test_read_names_the_open_document(opened, agent, tool):
 
 @CANVAS
 @pytest.mark.rules("canvas.open-document")
+@pytest.mark.profile("document", "other_page")
 def test_two_tabs_each_report_their_own_document(target, open_tool, make_agent, tool):
     """同じツールを 2 つのタブで開くと、エージェントは読み取りの結果の document でタブを見分ける。"""
     opened = [target.document(tool, which) for which in ("page", "other_page")]
@@ -47,6 +49,7 @@ def canvas_operations_are_not_ready(tool_page, client):
 
 @CANVAS
 @pytest.mark.rules("canvas.not-ready")
+@pytest.mark.profile("empty_page")
 def test_every_operation_is_not_ready_without_an_open_document(open_tool, client_for, tool):
     """開いている図かスライドが無いときは、not_ready を返す。"""
     tool_page = open_tool(tool, "empty_page")
@@ -55,6 +58,7 @@ def test_every_operation_is_not_ready_without_an_open_document(open_tool, client
 
 @CANVAS
 @pytest.mark.rules("canvas.not-ready")
+@pytest.mark.profile("hold_loading")
 def test_every_operation_is_not_ready_while_the_tool_loads(target, open_tool, client_for, tool):
     """ツールの読み込みが終わっていないときは、not_ready を返す。"""
     how = target.hook(tool, "hold_loading")

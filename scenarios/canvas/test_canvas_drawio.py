@@ -28,6 +28,7 @@ def cell_ids(xml: str) -> list[str]:
 
 
 @pytest.mark.rules("drawio.read", "canvas.open-document")
+@pytest.mark.profile("document")
 def test_read_returns_the_open_diagrams_xml(opened, agent):
     """drawio_read は、document と図の XML を返す。"""
     read = agent.client.call("drawio_read")
@@ -39,6 +40,7 @@ def test_read_returns_the_open_diagrams_xml(opened, agent):
 
 
 @pytest.mark.rules("drawio.add-cells")
+@pytest.mark.profile("view")
 def test_added_cells_are_read_back_and_shown(agent, tool_page):
     """drawio_add_cells は今の XML に mxCell を足して読み込み直し、count を返す。利用者の図にも出る。"""
     before = agent.read()["xml"]
@@ -84,6 +86,7 @@ def test_unreadable_cells_are_invalid_input(agent):
 
 
 @pytest.mark.rules("drawio.write", "drawio.write-result", "confirm.which")
+@pytest.mark.profile("view")
 def test_write_replaces_the_diagram_and_reads_back_exactly(agent, tool_page):
     """全体を置き換える操作の後に図を読むと、渡した XML だけが返る。"""
     xml = model(vertex("harness-only", "置き換えた図"))

@@ -95,6 +95,7 @@ def read_arrow(agent, arrow_id: str) -> dict:
 
 
 @pytest.mark.rules("excalidraw.read", "canvas.open-document")
+@pytest.mark.profile("document")
 def test_read_lists_elements_with_every_field(opened, agent):
     """excalidraw_read の elements の要素は、id、type、x、y、width、height、text、strokeColor、backgroundColor を持つ。"""
     read = agent.client.call("excalidraw_read")
@@ -125,6 +126,7 @@ def room_below(agent, tool_page):
 
 @pytest.mark.rules("excalidraw.add", "excalidraw.read")
 @pytest.mark.usefixtures("room_below")
+@pytest.mark.profile("view")
 def test_added_shapes_and_text_are_read_back_and_drawn(agent, tool_page):
     """excalidraw_add_elements は図形と文字を足し、ids を返す。足した要素は読み取りに出て、画面に描かれる。"""
     elements = agent.read()["elements"]
@@ -251,6 +253,7 @@ NEW_STROKE, NEW_BACKGROUND = "#c92a2a", "#d0bfff"
 
 
 @pytest.mark.rules("excalidraw.update")
+@pytest.mark.profile("view")
 def test_update_changes_position_size_and_colours(agent, tool_page):
     """excalidraw_update_element は、指定した要素の位置、大きさ、色を変え、id を返す。"""
     shape = first_shape(agent.read())
@@ -317,6 +320,7 @@ def test_colour_not_in_the_pattern_is_refused(agent):
 
 
 @pytest.mark.rules("excalidraw.clear", "confirm.which")
+@pytest.mark.profile("view")
 def test_clear_deletes_every_element_and_counts_them(agent, tool_page):
     """excalidraw_clear は全ての要素を消し、count(消した要素の数)を返す。"""
     count = len(agent.read()["elements"])

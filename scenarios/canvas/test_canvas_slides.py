@@ -30,6 +30,7 @@ def themes_of(agent) -> list[str]:
 
 
 @pytest.mark.rules("slides.read", "canvas.open-document")
+@pytest.mark.profile("document", "theme_picker", "view")
 def test_read_returns_the_open_deck_and_its_slide_count(opened, agent, tool_page):
     """slides_read は Markdown の全文、テーマ、枚数を返す; document は開いているスライド。"""
     shown, picker = slides_shown(tool_page), theme_picker(tool_page)
@@ -44,6 +45,7 @@ def test_read_returns_the_open_deck_and_its_slide_count(opened, agent, tool_page
 
 
 @pytest.mark.rules("slides.write", "slides.read")
+@pytest.mark.profile("view")
 def test_write_replaces_the_whole_markdown_and_rerenders(agent, tool_page):
     """slides_write は Markdown の全文を置き換える: 読み直すと渡した Markdown だけが返り、画面が描き直される。"""
     _, written = agent.confirm("slides_write", {"markdown": DECK})
@@ -62,6 +64,7 @@ def test_write_replaces_the_whole_markdown_and_rerenders(agent, tool_page):
 
 
 @pytest.mark.rules("slides.theme-enum")
+@pytest.mark.profile("theme_picker")
 def test_theme_enum_is_the_pickers_list(agent, tool_page):
     """slides_set_theme の theme は、スライドのエディタが持つテーマの名前の一覧から作った enum である。"""
     picker = theme_picker(tool_page)
@@ -74,6 +77,7 @@ def test_theme_enum_is_the_pickers_list(agent, tool_page):
 
 
 @pytest.mark.rules("slides.set-theme", "slides.theme-enum")
+@pytest.mark.profile("theme_picker")
 def test_every_theme_can_be_set(agent, tool_page):
     """slides_set_theme はテーマを変え、theme を返す(enum の全ての値で)。"""
     picker = theme_picker(tool_page)

@@ -30,6 +30,7 @@ def engine_held(agent, target, arguments: dict | None = None) -> tuple[HeldReque
 
 
 @pytest.mark.rules("go.load-outside-timeout")
+@pytest.mark.profile("engine")
 def test_the_load_does_not_count_towards_timeoutms(agent, target):
     """Yaegi の WASM を読み込んでいないときは、読み込んでから実行する。読み込みの時間は、timeoutMs に含めない。"""
     held, first = engine_held(agent, target, {"timeoutMs": LIMIT_MS})
@@ -43,6 +44,7 @@ def test_the_load_does_not_count_towards_timeoutms(agent, target):
 
 
 @pytest.mark.rules("go.busy")
+@pytest.mark.profile("engine")
 def test_a_call_during_the_load_is_not_ready(agent, target):
     """読み込みの間に来た呼び出しにも、実行中に来た呼び出しと同じく、not_ready を返す。"""
     held, first = engine_held(agent, target)
@@ -56,6 +58,7 @@ def test_a_call_during_the_load_is_not_ready(agent, target):
 
 
 @pytest.mark.rules("go.load-failure")
+@pytest.mark.profile("engine")
 def test_a_load_that_fails_answers_failed(agent, target):
     """Yaegi の WASM を読み込めないときは、failed を返す。"""
     held, first = engine_held(agent, target)

@@ -89,6 +89,7 @@ def test_no_exclude_rule_hides_a_path(agent, folder):
 
 
 @pytest.mark.rules("go.read-not-text")
+@pytest.mark.profile("binary_file")
 def test_a_file_that_is_not_text_is_invalid_input(agent, target):
     """ファイルは UTF-8 のテキスト: テキストとして読めないファイルは invalid_input。"""
     path = target.hook("go", "binary_file")
@@ -155,6 +156,7 @@ def test_contents_over_one_megabyte_of_utf8_is_too_large(agent, folder):
 
 
 @pytest.mark.rules("go.editor-saved")
+@pytest.mark.profile("editor")
 def test_an_agents_write_shows_in_the_editor_and_is_saved(agent, tool_page, target):
     """ファイルを書く操作では、エディタの表示と IndexedDB への保存が、利用者が書き換えたときと同じように更新される。"""
     editor = tool_page.page.locator(target.hook("go", "editor"))

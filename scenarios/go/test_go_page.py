@@ -10,6 +10,7 @@ pytestmark = pytest.mark.tool("go")
 
 
 @pytest.mark.rules("go.not-ready")
+@pytest.mark.profile("hold_loading")
 def test_every_operation_is_not_ready_until_the_project_and_saved_files_are_read(target, open_tool, client_for):
     """プロジェクトと、保存したファイルの、どちらかを読み終えていないときは、go_ で始まるどの操作も not_ready を返す。"""
     tool_page = open_tool("go", navigate=False)

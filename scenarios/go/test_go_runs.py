@@ -115,6 +115,7 @@ def test_a_write_during_a_run_does_not_change_the_running_code(agent, folder):
 
 
 @pytest.mark.rules("go.output-pane")
+@pytest.mark.profile("output")
 def test_an_agents_run_shows_in_the_output_pane(agent, tool_page, target, folder):
     """出力は、出力のペインにも出す。利用者がボタンを押したときと、同じ表示にする。"""
     pane = part(tool_page, target, "output")
@@ -182,6 +183,7 @@ def test_a_second_run_during_a_run_is_not_ready(agent):
 
 
 @pytest.mark.rules("go.busy")
+@pytest.mark.profile("run", "running")
 def test_a_call_during_the_users_button_run_is_not_ready(agent, tool_page, target):
     """利用者がボタンで実行している間も、go_run と go_test には not_ready を返す。"""
     write_main(agent, SLEEPY, "fmt", "time")
@@ -196,6 +198,7 @@ def test_a_call_during_the_users_button_run_is_not_ready(agent, tool_page, targe
 
 
 @pytest.mark.rules("go.run-buttons-busy")
+@pytest.mark.profile("running", "test_running")
 def test_the_run_and_test_buttons_show_an_agents_run(agent, tool_page, target):
     """エージェントの操作で実行している間は、画面の実行のボタンとテストのボタンを、実行中の表示にする。"""
     running, testing = part(tool_page, target, "running"), part(tool_page, target, "test_running")

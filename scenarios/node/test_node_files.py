@@ -61,6 +61,7 @@ def test_list_returns_every_level_under_path_and_the_whole_tree(agent, folder):
 
 
 @pytest.mark.rules("node.list-excluded")
+@pytest.mark.profile("excluded_directory")
 def test_list_leaves_out_the_excluded_directory(agent, target, folder):
     """node_list_files は、保存しないファイルの規則の exclude に当たるパスを返さない。"""
     excluded = target.hook("node", "excluded_directory")

@@ -16,6 +16,7 @@ BOTTOM_TABS = ("端末", "コンソール", "HTTP")
 
 
 @pytest.mark.rules("node.not-ready")
+@pytest.mark.profile("hold_loading")
 def test_every_operation_is_not_ready_before_the_runtime_boots(target, open_tool, client_for):
     """実行環境が起動していないときは、どの操作も not_ready を返す。"""
     tool_page = open_tool("node", navigate=False)
@@ -28,6 +29,7 @@ def test_every_operation_is_not_ready_before_the_runtime_boots(target, open_tool
 
 
 @pytest.mark.rules("node.not-ready")
+@pytest.mark.profile("hold_loading")
 def test_every_operation_is_not_ready_after_a_failed_boot(target, open_tool, client_for):
     """実行環境の起動に失敗したときは、どの操作も not_ready を返す。"""
     tool_page = open_tool("node", navigate=False)
@@ -37,6 +39,7 @@ def test_every_operation_is_not_ready_after_a_failed_boot(target, open_tool, cli
 
 
 @pytest.mark.rules("node.restart")
+@pytest.mark.profile("restart")
 def test_calls_after_a_restart_use_the_new_runtime(agent, tool_page, target, folder):
     """実行環境を起動し直した後も、操作は新しい NodeRuntime を使う。"""
     restart = tool_page.page.locator(target.hook("node", "restart"))

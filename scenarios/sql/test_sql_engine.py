@@ -25,6 +25,7 @@ def engine_held(agent, target) -> tuple[HeldRequests, object]:
 
 
 @pytest.mark.rules("sql.load-outside-timeout")
+@pytest.mark.profile("engine")
 def test_the_load_does_not_count_towards_timeoutms(agent, target):
     """PGlite を読み込んでいないときは、読み込んでから実行する。読み込みの時間は、timeoutMs に含めない。"""
     held, first = engine_held(agent, target)
@@ -37,6 +38,7 @@ def test_the_load_does_not_count_towards_timeoutms(agent, target):
 
 
 @pytest.mark.rules("sql.busy")
+@pytest.mark.profile("engine")
 def test_a_call_during_the_load_is_not_ready(agent, target):
     """読み込みの間に来た呼び出しにも、実行中に来た呼び出しと同じく、not_ready を返す。"""
     held, first = engine_held(agent, target)
@@ -51,6 +53,7 @@ def test_a_call_during_the_load_is_not_ready(agent, target):
 
 
 @pytest.mark.rules("sql.load-failure")
+@pytest.mark.profile("engine")
 def test_a_load_that_fails_answers_failed(agent, target):
     """PGlite を読み込めないときは、failed を返す。"""
     held, first = engine_held(agent, target)

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.tool("sql")
 
 
 @pytest.mark.rules("sql.not-ready")
+@pytest.mark.profile("hold_loading")
 def test_both_operations_are_not_ready_until_the_project_and_saved_sql_are_read(target, open_tool, client_for):
     """プロジェクトと、保存した SQL の、どちらかを読み終えていないときは、どちらの操作も not_ready を返す。"""
     tool_page = open_tool("sql", navigate=False)
@@ -27,6 +28,7 @@ def test_both_operations_are_not_ready_until_the_project_and_saved_sql_are_read(
 
 
 @pytest.mark.rules("sql.read-current")
+@pytest.mark.profile("input")
 def test_read_returns_what_the_input_holds_now(agent, tool_page, target, table):
     """sql_read_query は、入力欄の今の SQL を返す(利用者が書き換えた直後でも)。"""
     typed = f"select count(*) from {table}; -- harness"
@@ -36,6 +38,7 @@ def test_read_returns_what_the_input_holds_now(agent, tool_page, target, table):
 
 
 @pytest.mark.rules("sql.input-untouched")
+@pytest.mark.profile("input")
 def test_an_agents_run_leaves_the_input_as_it_was(agent, tool_page, target, table):
     """どちらの操作も、入力欄の SQL を書き換えない。"""
     sql_input = part(tool_page, target, "input")
@@ -49,6 +52,7 @@ def test_an_agents_run_leaves_the_input_as_it_was(agent, tool_page, target, tabl
 
 
 @pytest.mark.rules("sql.results-untouched")
+@pytest.mark.profile("input", "results", "run", "running")
 def test_an_agents_run_leaves_the_results_table_as_it_was(agent, tool_page, target):
     """結果は操作の記録の欄にだけ出す。SQL の画面の結果の表は、変えない。"""
     part(tool_page, target, "input").fill("select 'harness-user' as who;")
@@ -66,6 +70,7 @@ def test_an_agents_run_leaves_the_results_table_as_it_was(agent, tool_page, targ
 
 
 @pytest.mark.rules("sql.run-button-busy")
+@pytest.mark.profile("running")
 def test_the_run_button_shows_an_agents_run(agent, tool_page, target):
     """エージェントの操作で実行している間は、画面の実行のボタンを、実行中の表示にする。"""
     running = part(tool_page, target, "running")
@@ -80,6 +85,7 @@ def test_the_run_button_shows_an_agents_run(agent, tool_page, target):
 
 
 @pytest.mark.rules("sql.busy")
+@pytest.mark.profile("input", "run", "running")
 def test_a_call_during_the_users_button_run_is_not_ready(agent, tool_page, target):
     """利用者がボタンで実行している間に来た sql_run_query には not_ready を返す。"""
     part(tool_page, target, "input").fill("select pg_sleep(2), 'harness-user' as who;")

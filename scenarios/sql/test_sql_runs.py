@@ -116,6 +116,7 @@ def test_a_second_call_during_a_run_is_not_ready(agent):
 
 
 @pytest.mark.rules("sql.timeout")
+@pytest.mark.profile("reset_notice")
 def test_past_its_timeout_the_database_is_back_to_its_start_and_the_page_says_so(agent, tool_page, target, table):
     """上限までに終わらないときは、Web Worker を作り直して timeout を返す。DB の中身は初期の状態に戻り、
     SQL の画面は、AI からの操作で DB を初期の状態に戻したことを出す。"""
