@@ -8,7 +8,10 @@
    alternatives of markup and timing): they are
 3. the latitude proof: every one of them passes — a failure there is a false alarm of the harness,
    and each latitude alone on the failing scenarios names the one it comes from;
-4. the fault proof: each named fault of the reference is caught by a check of its rule and breaks
+4. a real target: the reference served as a developer's checkout is (`harness serve`, a profile that
+   is not the reference's, two tools, every latitude on), a slice of the scenarios with two workers
+   on every call path: no failed run and no harness error;
+5. the fault proof: each named fault of the reference is caught by a check of its rule and breaks
    no sentinel — on chromium in-page with every latitude on (the main job's runs there are its
    clean runs), and for what that leaves unobservable (the relay path, a fault the latitudes
    hide) on both Chromium configurations as the reference is.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +35,8 @@ from harness import faults, latitudes, limits, verify
 from harness.pytest_plugin import latitudes_apply
 from harness.paths import ROOT
 from harness.processes import left_after, processes_with
+from harness.relay import HeldPort
+from harness.targets import reference_as_real
 
 # Not under test-results/: pytest-playwright empties its --output folder at every session start.
 MAIN_JOB_OUT = ROOT / "verification" / "selftest"
@@ -59,6 +65,9 @@ def run(args) -> int:
     print(f"selftest: latitude proof (the main job's runs on {LATITUDE_BROWSER}, in-page)", flush=True)
     outcomes.append(("latitude proof", latitudes.run_proof([LATITUDE_BROWSER], int(args.workers), out=MAIN_JOB_OUT,
                                                            call_paths=["in-page"], rows=_latitude_rows(main_rows)) == 0))
+
+    print("selftest: a real target (the reference served as a playground is, sql and slides, every latitude on)", flush=True)
+    outcomes.append(("real target", real_target_slice(REAL_TARGET_OUT, args.workers) == 0))
 
     # Every fault caught with every latitude on (chromium in-page, clean runs: the main job's
     # there), its sentinel beside it; a page of other markup and timing is the harder place to
@@ -96,6 +105,45 @@ def nothing_left_running(run_id: str, grace: float = limits.ENDED) -> bool:
 
 
 LOAD_BROWSERS = ["chromium", "chromium-noflag"]
+# The real-target slice: the reference served by `python -m harness serve` (as a developer's
+# checkout is served: the pages know one relay port) and reached through a profile that is not
+# the reference's own, with two of the tools only; every latitude on, so its pages have other
+# markup and timing too. What it runs: every call path, both Chromium configurations.
+REAL_TARGET_OUT = ROOT / "verification" / "real-target"
+REAL_TARGET_TOOLS = ("sql", "slides")
+REAL_TARGET_SCENARIOS = ["scenarios/test_switch.py", "scenarios/test_log.py", "scenarios/test_relay.py",
+                         "scenarios/test_operations.py", "scenarios/sql"]
+
+
+def real_target_slice(out: Path, workers: str) -> int:
+    """0 when the slice ran with no failed run and no harness error."""
+    out.mkdir(parents=True, exist_ok=True)
+    relay_port = HeldPort()
+    relay_port.release()  # the relay starts on it later; a free port the pages are told
+    pdeathsig = ["setpriv", "--pdeathsig", "KILL"] if shutil.which("setpriv") else []
+    server = subprocess.Popen([*pdeathsig, sys.executable, "-m", "harness", "serve", "--port", "0", "--other-port", "0",
+                               "--relay-port", str(relay_port.number),
+                               *(part for name in every_latitude() for part in ("--latitude", name))],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        served = re.search(r"http://localhost:\d+", server.stdout.readline())
+        if served is None:
+            print("selftest: real target: the reference did not start", flush=True)
+            return 1
+        profile = out / "profile.toml"
+        profile.write_text(reference_as_real(served[0], relay_port.number, REAL_TARGET_TOOLS), encoding="utf-8")
+        code = verify.run(argparse.Namespace(target=str(profile), base_url=None, browser=LOAD_BROWSERS, call_path=None,
+                                             fault=None, out=str(out / "run"), lang="en", workers=workers, real_time=False,
+                                             shard=None, pytest_args=REAL_TARGET_SCENARIOS))
+    finally:
+        server.terminate()
+        server.wait()
+        server.stdout.close()
+    rows = json.loads((out / "run" / "results.json").read_text(encoding="utf-8"))
+    counts = Counter(row["outcome"] for row in rows)
+    print(f"selftest: real target: {dict(counts)}, {sum(bool(row.get('flaky')) for row in rows)} flaky", flush=True)
+    return code or counts["failed"] or counts["error"]
+
 # Says it runs before it loops: the loaded run starts only once every core is busy.
 BUSY = "print('busy', flush=True)\nwhile True: pass  # harness load proof"
 

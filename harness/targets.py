@@ -10,6 +10,8 @@ What a profile does not say, the scenarios that need it do not observe: they end
 
 from __future__ import annotations
 
+import json
+import re
 import tomllib
 import urllib.error
 import urllib.request
@@ -250,6 +252,17 @@ def _document(tool: str, key: str, value, fail) -> Document:
 def served_at(target: Target, origin: str, relay_port: int) -> Target:
     """The reference profile once the harness serves it at `origin`."""
     return Target(target.name, origin, origin, relay_port, target.ai_tools, target.tools, served=True)
+
+
+def reference_as_real(base_url: str, relay_port: int, tools: tuple[str, ...]) -> str:
+    """A profile of the reference served as a real playground is (`python -m harness serve`): not
+    `served`, at `base_url`, its pages knowing one relay port, with only `tools`' sections."""
+    text = (PROFILES / "reference.toml").read_text(encoding="utf-8")
+    sections = re.split(r"(?m)^(?=\[tools\.)", text)[1:]
+    kept = [section for section in sections if re.match(r"\[tools\.(\w+)\]", section)[1] in tools]
+    head = (f'name = "reference-as-real"\nbase_url = "{base_url}"\nwidget_origin = "{base_url}"\n'
+            f"relay_port = {relay_port}\nai_tools = {json.dumps(list(tools))}\n\n")
+    return head + "".join(kept)
 
 
 def check_reachable(target: Target, timeout: float = 10.0) -> None:
