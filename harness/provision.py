@@ -7,7 +7,6 @@ is tried over WebDriver BiDi where it is installed (setup does not install one).
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -15,7 +14,14 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from harness.browsers import CONFIGS, BrowserMissing, cannot_open_a_page, resolve, system_chromium, system_headless_shell
+from harness.browsers import (
+    CONFIGS,
+    BrowserMissing,
+    cannot_open_a_page,
+    resolve,
+    system_chromium,
+    system_headless_shell,
+)
 from harness.paths import ROOT
 
 ATTEMPT_STAMP = ROOT / ".venv" / ".harness-stamps" / "playwright-download-failed"
@@ -45,14 +51,15 @@ def _apt_chromium() -> None:
               if not found]
     if not wanted:
         return
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        _say(f"{' and '.join(wanted)} not installed, and apt-get as root is not available to install Debian's packages")
+    if not shutil.which("apt-get"):
+        _say(f"{' and '.join(wanted)} not installed, and there is no apt-get to install Debian's packages")
         return
-    _say(f"installing Debian's {' and '.join(wanted)} with apt-get")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update", "-qq"], check=False, env=env, stdout=subprocess.DEVNULL)
+    _say(f"installing Debian's {' and '.join(wanted)} with apt-get (as root)")
+    as_root = [str(ROOT / "bin" / "as-root"), "env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
+    if subprocess.run([*as_root, "update", "-qq"], check=False, stdout=subprocess.DEVNULL).returncode == 3:
+        return  # neither root nor sudo without a password: as-root said so
     for package in wanted:  # one at a time: a release without the headless shell still gets chromium
-        subprocess.run(["apt-get", "install", "-y", "-qq", package], check=False, env=env, stdout=subprocess.DEVNULL)
+        subprocess.run([*as_root, "install", "-y", "-qq", package], check=False, stdout=subprocess.DEVNULL)
 
 
 def executables() -> dict[str, str]:
