@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -97,8 +98,6 @@ def context(context: BrowserContext, reference_faults: list[str], reference_lati
 def screenshot_pages(context: BrowserContext, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for number, page in enumerate(context.pages, 1):
-        try:
+        with suppress(Exception):  # a tab in the background draws no frame
             page.screenshot(path=folder / f"page-{number}-failed.png", timeout=5_000)
-        except Exception:  # noqa: BLE001 — a screenshot is a courtesy, never a second failure
-            pass  # a tab in the background draws no frame
 

@@ -32,12 +32,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
+from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness.checks import WALL_SECONDS_FOR_50_SECONDS  # noqa: E402
-from harness.paths import ROOT  # noqa: E402
+from harness.checks import WALL_SECONDS_FOR_50_SECONDS
+from harness.paths import ROOT
+from harness.results import session_seconds
 
 
 def timed(command: list[str], check: bool = True) -> float:
@@ -83,11 +86,11 @@ def call_latency(calls: int = 40) -> dict[str, tuple[float, float]]:
     from playwright.sync_api import sync_playwright
 
     from harness.browsers import CONFIGS, resolve
-    from harness.clients import InPageClient
+    from harness.clients import InPageClient, ToolClient
+    from harness.extension import ExtensionClient, launch_context
     from harness.pages import new_tool_page
     from harness.relay import HeldPort, Relay
     from harness.server import FixtureServer, ReferenceConfig
-    from harness.extension import ExtensionClient, launch_context
     from harness.targets import load_profile, served_at
     from harness.webmcp import WebMCPClient
 
@@ -98,7 +101,7 @@ def call_latency(calls: int = 40) -> dict[str, tuple[float, float]]:
         target = served_at(load_profile("reference"), server.origin, relay_port)
         config = CONFIGS["chromium"]
         resolved = resolve(config, playwright.chromium.executable_path)
-        launch_args = {"executable_path": resolved.executable_path, "args": config.launch_args()}
+        launch_args = {**resolved.launch_options(), "args": config.launch_args()}
         browser = playwright.chromium.launch(**launch_args)
 
         def slides_tab(context):
@@ -109,8 +112,8 @@ def call_latency(calls: int = 40) -> dict[str, tuple[float, float]]:
 
         with Relay(relay_port, target.widget_origin, Path(home), held=held) as relay:
             tool_page = slides_tab(browser.new_context())
-            clients = {"in-page": InPageClient(tool_page), "relay": relay.client_for(tool_page),
-                       "webmcp": WebMCPClient(tool_page)}
+            clients: dict[str, ToolClient] = {"in-page": InPageClient(tool_page), "relay": relay.client_for(tool_page),
+                                              "webmcp": WebMCPClient(tool_page)}
             for client in clients.values():
                 client.wait_for_tools({"slides_read"})
             raw = median_seconds(lambda: tool_page.page.evaluate(RAW_CALL), calls)
@@ -165,7 +168,7 @@ def tab_setup(rounds: int = 4) -> tuple[list[tuple[str, float, float]], dict[str
         marks.append(time.perf_counter())
         warm.give_back(tool_page, failed=False, artifacts=Path(tempfile.gettempdir()))
         marks.append(time.perf_counter())
-        return [end - start for start, end in zip(marks, marks[1:])]
+        return [end - start for start, end in pairwise(marks)]
 
     measured, steps = [], {}
     with FixtureServer(ReferenceConfig(relay_port=9)) as server, sync_playwright() as playwright:
@@ -174,19 +177,21 @@ def tab_setup(rounds: int = 4) -> tuple[list[tuple[str, float, float]], dict[str
         browser = playwright.chromium.launch(executable_path=resolve(config, playwright.chromium.executable_path).executable_path,
                                              args=config.launch_args())
         warm = WarmTabs(browser, {}, target, trace=False)
+
+        def new_context(tool: str) -> None:
+            context = browser.new_context()
+            tool_page = new_tool_page(context, target, tool, target.page_url(tool))
+            ready(tool_page.goto(tool_page.url))
+            context.close()
+
+        def warm_tab(tool: str) -> None:
+            tool_page = warm.take(tool, "in-page", [], [], "bench")
+            ready(tool_page)
+            warm.give_back(tool_page, failed=False, artifacts=Path(tempfile.gettempdir()))
+
         for tool in ("slides", "excalidraw", "drawio"):
-            def new_context() -> None:
-                context = browser.new_context()
-                tool_page = new_tool_page(context, target, tool, target.page_url(tool))
-                ready(tool_page.goto(tool_page.url))
-                context.close()
-
-            def warm_tab() -> None:
-                tool_page = warm.take(tool, "in-page", [], [], "bench")
-                ready(tool_page)
-                warm.give_back(tool_page, failed=False, artifacts=Path(tempfile.gettempdir()))
-
-            measured.append((tool, median_seconds(new_context, rounds), median_seconds(warm_tab, rounds)))
+            measured.append((tool, median_seconds(partial(new_context, tool), rounds),
+                             median_seconds(partial(warm_tab, tool), rounds)))
         for tool in tools.NAMES:
             warm_steps(warm, tool)  # its context opened and its files cached, as a worker's second scenario finds them
             samples = [warm_steps(warm, tool) for _ in range(rounds)]
@@ -297,7 +302,15 @@ def setup_share(results: Path) -> None:
           f"{total:.0f} s of worker time; set-up and teardown {100 * share:.0f} % / 30 % target = {share / 0.3:.2f}")
     for path, (around, body) in sorted(by_path.items()):
         print(f"  {path}: set-up and teardown {around:.0f} s, bodies {body:.0f} s ({100 * around / (around + body):.0f} %)")
-    wall = junit_wall_time(results)
+    pictures = sum(r.get("picture_seconds", 0) for r in rows)
+    taken = sum(len(r.get("evidence") or {}) for r in rows)
+    # Worker time spent on pictures is wall time the main job grows by, at its parallelism.
+    print(f"evidence: {taken} pictures took {pictures:.1f} s = {100 * pictures / total:.2f} % of the worker time "
+          f"/ 5 % target = {pictures / total / 0.05:.2f}")
+    try:
+        wall = session_seconds(results.with_name("junit.xml"))
+    except (OSError, ValueError):
+        return
     if wall:
         # The workers' overlap as measured; with no set-up at all the bodies would still take this long.
         bodies = (total - total_around) / (total / wall)
@@ -305,28 +318,18 @@ def setup_share(results: Path) -> None:
               f"parallel as its runs were ({total / wall:.2f} at once): {bodies / 60:.1f} min / 10 min = {bodies / 600:.2f}")
 
 
-def junit_wall_time(results: Path) -> float | None:
-    """The pytest session's wall time from the junit.xml beside a main job's results.json."""
-    import xml.etree.ElementTree as ElementTree
-
-    junit = results.with_name("junit.xml")
-    if not junit.exists():
-        return None
-    suite = ElementTree.parse(junit).getroot()
-    return float((suite if suite.tag == "testsuite" else suite.find("testsuite")).get("time"))
-
-
 def wall_against_ready_times(results: Path, fresh_ready: dict[str, float], workers: int = 2) -> None:
     """The main job's wall time (its junit.xml) against what its runs' tool pages cost to get ready:
     each run's tool page opened in a new context until its read answers, spread over the workers."""
     from harness import contract
 
-    wall = junit_wall_time(results)
-    if wall is None:
+    try:
+        wall = session_seconds(results.with_name("junit.xml"))
+    except (OSError, ValueError):
         print(f"main job against the tool pages' ready times: no {results.with_name('junit.xml')}")
         return
     rows = json.loads(results.read_text(encoding="utf-8"))
-    tools = [r["tool"] or (contract.BY_NAME[r["op"]].tool if r.get("op") in contract.BY_NAME else None) for r in rows]
+    tools = [r["tool"] or (contract.by_name(r["op"]).tool if r.get("op") in contract.names() else None) for r in rows]
     ready = sum(fresh_ready[tool] for tool in tools if tool in fresh_ready) / workers
     print(f"main job's wall time {wall / 60:.1f} min against its {sum(t in fresh_ready for t in tools)} canvas runs' "
           f"tool pages ready in new contexts ({ready / 60:.1f} min on {workers} workers) = {wall / ready:.2f}×")
@@ -353,10 +356,10 @@ def main() -> None:
         ratio = warm / fresh
         print(f"{tool} tab until its read answers: warm {warm:.2f} s / new context {fresh:.2f} s = {ratio:.2f}× "
               f"/ 0.5× target = {ratio / 0.5:.2f}")
-    for tool, seconds in steps.items():
-        total = sum(seconds.values())
+    for tool, by_step in steps.items():
+        total = sum(by_step.values())
         print(f"{tool} warm tab's set-up and teardown (in-page, one worker): {total:.2f} s = "
-              + ", ".join(f"{step} {100 * part / total:.0f} %" for step, part in seconds.items()))
+              + ", ".join(f"{step} {100 * part / total:.0f} %" for step, part in by_step.items()))
     sql = sql_against_pglite()
     print(f"sql page until its read answers (new context): {sql['ready']:.2f} s")
     print(f"sql's first select 1 (PGlite loaded on it): {sql['first']:.2f} s against PGlite's own start "

@@ -18,7 +18,7 @@ from harness.pages import ToolPage
 
 def assert_success(name: str, result: dict) -> None:
     """`result` is a success of `name` with the operation's result shape."""
-    contract.BY_NAME[name].assert_success(result)
+    contract.by_name(name).assert_success(result)
 
 
 class Agent:
@@ -77,7 +77,7 @@ class Agent:
         dialog comes back as it is, for the caller's checks to judge."""
         pending, asked = self._start_and_see(name, arguments or {})
         if asked:
-            self.tool_page.dialog.action(contract.BY_NAME[name].confirmation.action_label).click()
+            self.tool_page.dialog.action(contract.by_name(name).asks.action_label).click()
         result = pending.result()
         if asked:
             expect(self.tool_page.dialog.root).to_be_hidden()
@@ -90,14 +90,24 @@ def short(value) -> str:
     return text if len(text) < 200 else text[:200] + "…"
 
 
-def switch_on(tool_page: ToolPage, client) -> Agent:
-    """Turn the switch on, wait for the operations and for the tool to finish loading."""
+def switch_on(tool_page: ToolPage, client, ready: bool = True, logged: bool = False) -> Agent:
+    """The one way scenarios turn a tool on: the switch turned on (unless the stored state already
+    did, as in a second tab), the operations registered, and with `ready` the tool loaded (its read
+    answers ok) — with `logged` also that read's row on screen, so that rows counted afterwards are
+    the scenario's own."""
     # The switch comes with the tool's module, which for the editors is a large script.
     expect(tool_page.switch).to_be_visible(timeout=30_000)
-    tool_page.turn_on()
+    if tool_page.storage.says_on():  # a page may draw its state late: the stored state, not the drawn switch
+        expect(tool_page.switch).to_be_checked()
+    else:
+        tool_page.turn_on()
     client.wait_for_tools(contract.names_of(tool_page.tool))
-    loaded = client.call_when_ready(contract.reader_of(tool_page.tool).name)
-    assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
+    if ready:
+        read = contract.reader_of(tool_page.tool)
+        loaded = client.call_when_ready(read.name, read.example)
+        assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
+        if logged:
+            tool_page.log.wait_for_success_row(read.name)
     return Agent(tool_page, client)
 
 

@@ -1,6 +1,6 @@
 """Browser configurations and where their executables come from.
 
-A configuration is what `--browser` names: an engine plus the arguments it launches with.
+A configuration is what `verify --browser` (pytest: `--browser-config`) names: an engine plus the arguments it launches with.
 Playwright's own builds are preferred; Chromium falls back to a system browser (Debian's
 `chromium` where Playwright cannot download its own). A configuration whose browser is not
 installed is reported with the command that installs it, never launched.
@@ -148,11 +148,11 @@ def cannot_open_a_page(browser_type, resolved: ResolvedBrowser) -> str | None:
         return None
     try:
         browser = browser_type.launch(**resolved.launch_options(), args=resolved.config.launch_args())
-    except Exception as error:  # noqa: BLE001 — whatever keeps it from starting is the reason
+    except Exception as error:
         return f"{resolved.config.name}: {resolved.executable_path} does not start over WebDriver BiDi: {_first_line(error)}"
     try:
         browser.new_context().close()
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         return (f"{resolved.config.name}: {resolved.executable_path} ({browser.version}) over WebDriver BiDi cannot open "
                 f"a page: {_first_line(error)}")
     finally:

@@ -23,9 +23,11 @@ the registration, which origins a page contacted, …).
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -79,9 +81,12 @@ class Observed:
     profile_keys: tuple[str, ...] | None = None
     checks: list[CheckRecord] = field(default_factory=list)
     findings: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, str] = field(default_factory=dict)  # rule → its picture's file (picture())
+    picture_seconds: float = 0.0  # what taking them cost (bench/speed.py: the evidence's share of a main job)
 
     def as_dict(self) -> dict:
-        return {"checks": [asdict(c) for c in self.checks], "findings": self.findings}
+        return {"checks": [asdict(c) for c in self.checks], "findings": self.findings, "evidence": self.evidence,
+                "picture_seconds": round(self.picture_seconds, 3)}
 
 
 _current: Observed | None = None
@@ -118,7 +123,7 @@ def check(rule: str, subject: str | None = None) -> Iterator[None]:
     except (AssertionError, PlaywrightTimeoutError) as error:
         message = _short(error)
         entry = observed.baseline(rule, subject, message) if observed and observed.baseline else None
-        if entry is not None:
+        if observed is not None and entry is not None:
             observed.checks.append(CheckRecord(rule, subject, "expected", message, entry.reason))
             return  # a known difference with the parts used here: the scenario goes on
         if observed is not None:
@@ -171,6 +176,47 @@ def held(rule: str) -> None:
     observed = _current
     if observed is not None and rule in observed.declared and not any(c.rule == rule for c in observed.checks):
         observed.checks.append(CheckRecord(rule, None, "passed"))
+
+
+# Where pictures of passing checks go (`--evidence DIR`, which `python -m harness verify` passes).
+evidence_folder: Path | None = None
+
+
+def evidence_name(rule: str, browser: str, what: str = "") -> str:
+    """The file of the picture of `rule` on a browser configuration (and of `what`, where the rule
+    has several: one per confirming operation)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", "--".join(filter(None, (rule, browser, what)))) + ".jpg"
+
+
+def picture(rule: str, *parts: Any, what: str = "") -> None:
+    """A picture of the elements (Playwright locators of one page) a check of `rule` looked at, as
+    they looked then: the first passing run of the rule on a browser configuration takes it, and the
+    report links the rule's cells to it. A picture is a courtesy: one that cannot be taken is none,
+    never a failure."""
+    observed = _current
+    if evidence_folder is None or observed is None or observed.params.get("browser_name") is None:
+        return
+    name = evidence_name(rule, observed.params["browser_name"], what)
+    path = evidence_folder / name
+    if path.exists():
+        return
+    options = {"path": path, "type": "jpeg", "quality": 70, "caret": "initial", "timeout": 3_000}
+    started = time.monotonic()
+    try:
+        evidence_folder.mkdir(parents=True, exist_ok=True)
+        if len(parts) == 1:
+            parts[0].screenshot(**options)
+        else:  # the smallest rectangle that holds them all
+            boxes = [box for part in parts if (box := part.bounding_box(timeout=3_000))]
+            left, top = min(b["x"] for b in boxes), min(b["y"] for b in boxes)
+            clip = {"x": left, "y": top, "width": max(b["x"] + b["width"] for b in boxes) - left,
+                    "height": max(b["y"] + b["height"] for b in boxes) - top}
+            parts[0].page.screenshot(clip=clip, full_page=True, **options)
+    except Exception:
+        return
+    finally:
+        observed.picture_seconds += time.monotonic() - started
+    observed.evidence[rule] = name
 
 
 def finding(kind: str, value: Any) -> None:

@@ -53,7 +53,7 @@ def _faults(args: argparse.Namespace) -> int:
         else:
             leg = faults.Leg(tuple(args.browser or faults.PROOF_BROWSERS))
         return faults.run_proof([leg], workers=args.workers, only=args.only)
-    return faults.list_catalog([arg for browser in args.browser for arg in ("--browser", browser)])
+    return faults.list_catalog([arg for browser in args.browser for arg in ("--browser-config", browser)])
 
 
 def _latitudes(args: argparse.Namespace) -> int:
@@ -101,9 +101,9 @@ def _doctor(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from harness import report
+    from harness import publish, report
 
-    report.merge([Path(folder) for folder in args.merge], Path(args.out), ["ja", "en"])
+    publish.merge([Path(folder) for folder in args.merge], Path(args.out), ["ja", "en"])
     problems = report.check_report(Path(args.out))
     for problem in problems:
         print(f"report: {problem}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -82,35 +82,35 @@ def parse_result(raw: Any, context: str) -> dict:
     return value
 
 
-def call_when_ready(client: "ToolClient", name: str, arguments: dict[str, Any] | None, timeout: float) -> dict:
+def call_when_ready(client: ToolClient | PolledClient, name: str, arguments: dict[str, Any] | None, timeout: float) -> dict:
     """Call until the operation stops answering not_ready (a tool still loading), or the deadline."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = client.call(name, arguments)
-        if result["ok"] or result["error"]["code"] != "not_ready" or time.monotonic() > deadline:
-            return result
-        time.sleep(0.1)
+    result, _ = limits.poll(lambda: client.call(name, arguments),
+                            lambda answer: answer["ok"] or answer["error"]["code"] != "not_ready", timeout, pause=0.1)
+    return result
 
 
-class PolledClient:
+class PolledClient(ABC):
     """What a client shares whose list of a tab's operations changes with no event it passes on:
     waits that ask the list again, and the page's console for diagnostics. A subclass gives
-    `path`, `tool_page`, `tools()` and `holder` (who holds the list, for the timeout's message)."""
+    `path`, `tool_page`, `tools()`, `call()` and `holder` (who holds the list, for the timeout's message)."""
 
     path: str
     holder: str
     tool_page: ToolPage
 
+    @abstractmethod
+    def tools(self) -> list[ToolInfo]: ...
+
+    @abstractmethod
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict: ...
+
     def _wait(self, done: Callable[[set[str]], bool], timeout: float, what: str) -> list[ToolInfo]:
-        deadline = time.monotonic() + timeout
-        while True:
-            tools = self.tools()
-            if done({t.name for t in tools}):
-                return tools
-            if time.monotonic() > deadline:
-                raise ConditionTimedOut(f"{self.path}: timed out after {timeout:.0f} s waiting for {what}; {self.holder} "
-                                        f"{sorted(t.name for t in tools)}\n{self.diagnostics()}")
-            time.sleep(0.05)  # asked again: no change event reaches the harness
+        # Asked again and again: no change event reaches the harness (page timers may be under page.clock).
+        tools, held = limits.poll(self.tools, lambda listed: done({t.name for t in listed}), timeout)
+        if not held:
+            raise ConditionTimedOut(f"{self.path}: timed out after {timeout:.0f} s waiting for {what}; {self.holder} "
+                                    f"{sorted(t.name for t in tools)}\n{self.diagnostics()}")
+        return tools
 
     def wait_for_tools(self, names: set[str], timeout: float | None = None) -> list[ToolInfo]:
         return self._wait(lambda held: names <= held, timeout or limits.TOOLS_REGISTERED, f"tools {sorted(names)}")
@@ -184,7 +184,7 @@ _ids = itertools.count(1)
 
 @dataclass
 class InPageCall:
-    client: "InPageClient"
+    client: InPageClient
     id: int
     name: str
     arguments: dict = field(default_factory=dict)
@@ -200,10 +200,11 @@ class InPageCall:
         return self.client.parsed(self.name, outcome, timeout)
 
 
-class InPageClient:
+class InPageClient(PolledClient):
     """Calls operations through the page's own `document.modelContext`."""
 
     path = "in-page"
+    holder = "registered"
 
     def __init__(self, tool_page: ToolPage):
         self.tool_page = tool_page
@@ -230,29 +231,9 @@ class InPageClient:
             for t in self.tool_page.page.evaluate(f"() => {_PAGE_HELPERS}.tools()")
         ]
 
-    def _wait(self, done: Callable[[list[ToolInfo]], bool], timeout: float, what: str) -> list[ToolInfo]:
-        # Polled from here: an async predicate in page.wait_for_function is not awaited, and
-        # page timers may be under page.clock.
-        deadline = time.monotonic() + timeout
-        while True:
-            tools = self.tools()
-            if done(tools):
-                return tools
-            if time.monotonic() > deadline:
-                raise ConditionTimedOut(f"in-page: timed out after {timeout:.0f} s waiting for {what}; "
-                                   f"registered: {sorted(t.name for t in tools)}\n{self.diagnostics()}")
-            time.sleep(0.05)
-
-    def wait_for_tools(self, names: set[str], timeout: float | None = None) -> list[ToolInfo]:
-        return self._wait(lambda tools: names <= {t.name for t in tools}, timeout or limits.TOOLS_REGISTERED,
-                          f"tools {sorted(names)}")
-
-    def wait_for_no_tools(self, timeout: float | None = None) -> None:
-        self.wait_for_only(set(), timeout)
-
     def wait_for_only(self, names: set[str], timeout: float | None = None) -> None:
         """Until exactly these operations are registered in the page."""
-        self._wait(lambda tools: {t.name for t in tools} == names, timeout or limits.TOOLS_REGISTERED,
+        self._wait(lambda held: held == names, timeout or limits.TOOLS_REGISTERED,
                    f"only tools {sorted(names)}" if names else "no tools")
 
     def start(self, name: str, arguments: dict[str, Any]) -> InPageCall:
@@ -288,13 +269,6 @@ class InPageClient:
             raise HarnessError(f"{name} (in-page): {error.message}\n{self.diagnostics()}") from None
         return [self.parsed(name, outcome, timeout) for outcome in outcomes]
 
-    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
-        return call_when_ready(self, name, arguments, timeout)
-
-    def diagnostics(self) -> str:
-        return f"--- page console ({self.tool_page.page.url}) ---\n{self.tool_page.console_text()}"
-
-
 def call_all(client: ToolClient, name: str, inputs: list[dict[str, Any]], timeout: float = limits.CALL_RESULT) -> list[dict]:
     """Calls an agent makes without waiting for one answer before the next: started in order, then
     each answered. A client that can (in-page, extension) sends them all and awaits them in one
@@ -309,12 +283,7 @@ def call_all(client: ToolClient, name: str, inputs: list[dict[str, Any]], timeou
 def decided_within(call: PendingCall, seconds: float) -> bool:
     """Whether the call is decided within `seconds` (a rule that says "at once", on a page that
     may render late); unlike result(), not being decided in time is an answer, not an error."""
-    deadline = time.monotonic() + seconds
-    while not call.done():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+    return limits.poll(call.done, limit=seconds)[1]
 
 
 def start_and_see(tool_page: ToolPage, client: ToolClient, name: str, arguments: dict) -> tuple[PendingCall, bool]:
@@ -324,11 +293,8 @@ def start_and_see(tool_page: ToolPage, client: ToolClient, name: str, arguments:
     dialog = tool_page.dialog.root
     expect(dialog).to_have_count(0)  # the dialog of a call decided before has gone
     pending = client.start(name, arguments)
-    deadline = time.monotonic() + limits.CALL_RESULT
-    while not dialog.is_visible():
-        if pending.done():
-            return pending, False
-        if time.monotonic() > deadline:
-            raise ConditionTimedOut(f"{name} neither asked nor was decided in {limits.CALL_RESULT:.0f} s")
-        time.sleep(0.05)
-    return pending, True
+    seen, _ = limits.poll(lambda: "dialog" if dialog.is_visible() else "decided" if pending.done() else None,
+                          limit=limits.CALL_RESULT)
+    if seen is None:
+        raise ConditionTimedOut(f"{name} neither asked nor was decided in {limits.CALL_RESULT:.0f} s")
+    return pending, seen == "dialog"

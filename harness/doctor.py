@@ -145,9 +145,9 @@ def watch(page: Page, target: Target, tool: str) -> Seen:
     seen = Seen()
     page.on("request", lambda request: seen.requests.append(request))
     pages = target.tools[tool]
-    kinds = pages.hold_loading if isinstance(pages.hold_loading, tuple) else (pages.hold_loading,)
-    for glob in [*(kind for kind in kinds if kind and kind not in HOLD_LOADING_KINDS),
-                 *([pages.engine] if getattr(pages, "engine", None) else [])]:
+    hold = pages.hold_loading
+    globs = [kind for kind in ((hold,) if isinstance(hold, str) else hold or ()) if kind not in HOLD_LOADING_KINDS]
+    for glob in [*globs, *([pages.engine] if pages.engine else [])]:
         page.route(glob, recorder(seen.routed[glob]))
     return seen
 
@@ -162,13 +162,11 @@ def recorder(urls: list[str]):
 
 def look_at(tool_page: ToolPage, seen: Seen, row: Row, target: Target, relay: Relay | None) -> None:
     page, tool = tool_page.page, tool_page.tool
-    try:
+    with contextlib.suppress(PlaywrightError):  # a page that never fires load is looked at as it is
         page.wait_for_load_state("load", timeout=limits.PAGE_SETTLED * 1000)
-    except PlaywrightError:
-        pass  # a page that never fires load is looked at as it is
     document = target.tools[tool].document
     row.cells["title"] = ("— (no document in the profile)" if document is None else
-                          "ok" if _within(lambda: document.name in page.title(), limits.EXPECT_MS / 1000)
+                          "ok" if limits.poll(lambda: document.name in page.title())[1]
                           else f"lacks 「{document.name}」: {page.title()!r}")
     try:
         tool_page.switch.wait_for(state="visible", timeout=30_000)
@@ -185,9 +183,9 @@ def look_at(tool_page: ToolPage, seen: Seen, row: Row, target: Target, relay: Re
     except (ConditionTimedOut, PlaywrightError):
         registered = {info.name for info in client.tools()}
     missing, extra = sorted(expected - registered), sorted(registered - expected)
-    row.cells["operations"] = (f"{len(expected)} of {len(expected)}" if not missing and not extra else
-                               "; ".join(filter(None, [missing and f"missing {', '.join(missing)}",
-                                                       extra and f"extra {', '.join(extra)}"])))
+    differences = [*([f"missing {', '.join(missing)}"] if missing else []),
+                   *([f"extra {', '.join(extra)}"] if extra else [])]
+    row.cells["operations"] = "; ".join(differences) or f"{len(expected)} of {len(expected)}"
     ready = not missing and client.call_when_ready(contract.reader_of(tool).name)["ok"]
     row.cells["hooks"] = "; ".join(hook_states(tool_page, seen, target, client, ready)) or "—"
     row.cells["relay"] = relay_state(tool_page, relay, expected - set(missing))
@@ -238,15 +236,6 @@ def relay_state(tool_page: ToolPage, relay: Relay | None, names: set[str]) -> st
     except (HarnessError, ConditionTimedOut):
         return f"not listed in {RELAY_LISTED_WITHIN:.0f} s"
     return f"lists {len(listed)}"
-
-
-def _within(condition, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 # --- what will be 未確認 --------------------------------------------------------------------------

@@ -60,7 +60,7 @@ def launch_context(browser_type: BrowserType, launch_args: dict, context_args: d
 
 
 class ExtensionCall:
-    def __init__(self, client: "ExtensionClient", name: str, arguments: dict):
+    def __init__(self, client: ExtensionClient, name: str, arguments: dict):
         self.client, self.name, self.id = client, name, next(_ids)
         client.agent("([label, id, name, input]) => agent.start(label, id, name, input)", [client.label, self.id, name, arguments])
 

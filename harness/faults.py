@@ -45,19 +45,22 @@ class Fault:
     name: str
     rule: str
     breaks: str
-    tool: str = "slides"  # where the fault shows; proven there
+    tool: str  # where the fault shows; proven there
     path: str = "in-page"  # the call path it is proven on, where its scenarios take one
 
 
-def catalog_files() -> list[tuple[Path, str]]:
-    """Each fault file with the tool its faults show on by default."""
-    return [(CATALOG, "slides"), *((path, path.parent.name) for path in sorted(CATALOG.parent.glob("src/*/faults.toml")))]
+def catalog_files() -> list[tuple[Path, str | None]]:
+    """Each fault file with the tool its faults show on by default (the shared module's file names its own)."""
+    return [(CATALOG, None), *((path, path.parent.name) for path in sorted(CATALOG.parent.glob("src/*/faults.toml")))]
 
 
 def catalog() -> list[Fault]:
-    faults, problems = [], []
+    faults: list[Fault] = []
+    problems: list[str] = []
     for path, default_tool in catalog_files():
-        for name, entry in tomllib.loads(path.read_text(encoding="utf-8")).items():
+        entries = tomllib.loads(path.read_text(encoding="utf-8"))
+        default_tool = entries.pop("default_tool", default_tool)
+        for name, entry in entries.items():
             unknown = set(entry) - {"rule", "breaks", "tool", "path"}
             if unknown or "rule" not in entry or "breaks" not in entry:
                 problems.append(f"{path.relative_to(ROOT)}: {name}: needs rule and breaks; unknown keys {sorted(unknown)}")
@@ -116,10 +119,13 @@ class FaultProofPlugin:
 
     @pytest.hookimpl(trylast=True)  # after pytest's own grouping by session parameters
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        keep, drop = [], []
+        keep: list[pytest.Item] = []
+        drop: list[pytest.Item] = []
+        fault_of: dict[str, str] = {}
         for item in items:
             params = getattr(getattr(item, "callspec", None), "params", {})
             name = params.get("reference_fault", "absent")
+            fault_of[item.nodeid] = name or ""
             fault = self.faults.get(name)
             if name is None:  # the clean run of a scenario: kept where some fault of it is kept
                 fault = next((f for f in self.faults.values() if self._targets(item, params, f)), None)
@@ -129,7 +135,7 @@ class FaultProofPlugin:
         if drop:
             config.hook.pytest_deselected(items=drop)
         # One fault's runs together: they share a worker's warm tabs (harness/warm_tabs.py).
-        items[:] = sorted(keep, key=lambda item: item.callspec.params.get("reference_fault") or "")
+        items[:] = sorted(keep, key=lambda item: fault_of[item.nodeid])
 
     @staticmethod
     def _targets(item: pytest.Item, params: dict, fault: Fault) -> bool:

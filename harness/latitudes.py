@@ -62,7 +62,7 @@ def _pytest(browsers: list[str], workers: int, latitudes: list[str], rows_path: 
 
 
 def run_proof(browsers: list[str], workers: int, only: list[str] | None = None, out: Path | None = None,
-              call_paths: list[str] = (), rows: list[dict] | None = None) -> int:
+              call_paths: list[str] | tuple[str, ...] = (), rows: list[dict] | None = None) -> int:
     """Every scenario with all the latitudes on at once; where something fails, each latitude alone
     on the failing scenarios names the ones it comes from. Writes latitude-proof.json into `out`.
     `call_paths` narrows the run: latitudes are the page's, whichever way a call arrives. `rows`:

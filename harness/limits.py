@@ -1,12 +1,18 @@
 """Every time limit of the harness, in one place, scaled for slow machines.
 
 HARNESS_TIME_SCALE=2 doubles them all (a busy, shared CI runner). Limits bound waits for
-conditions; nothing here is a sleep.
+conditions; nothing here is a sleep. `poll` is the one bounded wait for a condition that no event
+announces (what a page holds, a process ending): the harness waits for events where there are.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def _scale() -> float:
@@ -34,3 +40,17 @@ PAGE_SETTLED = 20 * SCALE  # no HTTP request in flight
 EXPECT_MS = int(10_000 * SCALE)  # Playwright's expect(): a locator reaches the expected state
 SCENARIO = 300 * SCALE  # the per-scenario watchdog (pytest-timeout)
 ENDED = 10 * SCALE  # a command's processes end after it (Ctrl-C: browsers and workers end on their own)
+
+
+def poll(attempt: Callable[[], T], done: Callable[[T], bool] = bool, limit: float = EXPECT_MS / 1000,
+         pause: float = 0.05) -> tuple[T, bool]:
+    """attempt() until done(its value) or `limit` seconds have passed, `pause` seconds apart: the last
+    value, and whether it was done."""
+    deadline = time.monotonic() + limit
+    while True:
+        value = attempt()
+        if done(value):
+            return value, True
+        if time.monotonic() > deadline:
+            return value, False
+        time.sleep(pause)

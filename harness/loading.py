@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 
 import pytest
 from playwright.sync_api import Page, Route
@@ -69,10 +69,8 @@ def wait_for_held(page: Page, held: Callable[[], bool], within: float) -> None:
     idle in between (a loop of calls would take a core from the other worker)."""
     deadline = time.monotonic() + within
     while not held() and (left := deadline - time.monotonic()) > 0:
-        try:
+        with suppress(PlaywrightTimeoutError):
             page.wait_for_event("request", timeout=min(left, ROUTE_DISPATCH) * 1000)
-        except PlaywrightTimeoutError:
-            pass
 
 
 class HeldLoading:

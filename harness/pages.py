@@ -3,13 +3,14 @@ dialog, the operation log, and the permission stored in localStorage."""
 
 from __future__ import annotations
 
+import colorsys
 import json
 import re
 import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from playwright.sync_api import BrowserContext, Locator, Page, expect
@@ -73,15 +74,15 @@ class ToolPage:
         return self.page.get_by_role("alert").filter(has_text=START_FAILURE_TITLE)
 
     @property
-    def log(self) -> "OperationLog":
+    def log(self) -> OperationLog:
         return OperationLog(self.page, in_tab=tools.of(self.tool).log_in_tab)
 
     @property
-    def dialog(self) -> "ConfirmDialog":
+    def dialog(self) -> ConfirmDialog:
         return ConfirmDialog(self.page.get_by_role("dialog"))
 
     @property
-    def storage(self) -> "PermissionStorage":
+    def storage(self) -> PermissionStorage:
         return PermissionStorage(self.page, self.tool)
 
     def start_afresh(self, relay_tab_id: str) -> None:
@@ -92,7 +93,7 @@ class ToolPage:
         self.contacted.clear()
         self.in_flight.clear()
 
-    def goto(self, url: str, wait_until: str = "load") -> "ToolPage":
+    def goto(self, url: str, wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load") -> ToolPage:
         self.page.goto(url, wait_until=wait_until)
         return self
 
@@ -126,19 +127,15 @@ class ToolPage:
 
     def wait_until_saved(self, present: tuple[str, ...] = (), absent: tuple[str, ...] = (),
                          timeout: float = limits.ANSWERED_AT_ONCE) -> bool:
-        """Whether, within `timeout`, the origin's IndexedDB came to hold every text of `present` and
-        none of `absent` (in keys or values, bytes read as UTF-8). A page saves a change as it saves
-        the user's (Design Doc: IndexedDB への保存は、利用者が書き換えたときと同じように): after its
-        answer, maybe. Waited for before a reload; a page that saves in a form these texts are not in
-        costs the timeout, and what the reload shows is still the check."""
-        deadline = time.monotonic() + timeout
-        while True:
-            saved = self.page.evaluate(INDEXEDDB_TEXT)
-            if all(text in saved for text in present) and not any(text in saved for text in absent):
-                return True
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.1)
+        """Whether, within `timeout`, the origin's localStorage and IndexedDB came to hold every text
+        of `present` and none of `absent` (in keys or values, bytes read as UTF-8). A page saves a
+        change as it saves the user's (Design Doc: IndexedDB への保存は、利用者が書き換えたときと同じよう
+        に): after its answer, maybe. Waited for before a reload; a page that saves in a form these
+        texts are not in costs the timeout, and what the reload shows is still the check."""
+        _, saved = limits.poll(lambda: self.page.evaluate(SAVED_TEXT),
+                               lambda kept: all(text in kept for text in present) and not any(text in kept for text in absent),
+                               timeout, pause=0.1)
+        return saved
 
     def settled_scripts(self) -> set[str]:
         """Scripts and frames the page has loaded once it has settled (Resource Timing)."""
@@ -189,6 +186,52 @@ class PermissionStorage:
     def now(self) -> int:
         """The page's clock (faked when the scenario installed page.clock)."""
         return self.page.evaluate("Date.now()")
+
+
+# The colours a person sees of an element, wherever the page puts them: the text colour, the
+# background and the drawn borders of the element, of what it holds, and of the wrappers around it
+# that hold nothing else (a badge's word in a coloured pill).
+COLOURS = """(element) => {
+  const colours = [];
+  const add = (value) => {
+    const parts = value.match(/rgba?\\(([^)]+)\\)/)?.[1].split(/[\\s,/]+/).filter(Boolean).map(Number);
+    if (parts && (parts[3] ?? 1) > 0.1) colours.push(parts.slice(0, 3));
+  };
+  const look = (node) => {
+    const style = getComputedStyle(node);
+    add(style.color);
+    add(style.backgroundColor);
+    for (const side of ['Top', 'Right', 'Bottom', 'Left']) {
+      if (parseFloat(style[`border${side}Width`]) > 0 && style[`border${side}Style`] !== 'none') add(style[`border${side}Color`]);
+    }
+  };
+  look(element);
+  element.querySelectorAll('*').forEach(look);
+  const text = element.textContent.trim();
+  for (let up = element.parentElement; up && up.textContent.trim() === text; up = up.parentElement) look(up);
+  return colours;
+}"""
+# A tone's colour family (@fukuemon/ui's variants as a person tells them apart): danger reads red,
+# success green, neutral and secondary grey (no colour saturated beyond this).
+SATURATED = 0.35
+
+
+def tone_of(colours: list[list[float]]) -> str:
+    """"danger", "success", "neutral" or "other", by the most saturated of the colours."""
+    hls = [colorsys.rgb_to_hls(*(channel / 255 for channel in colour)) for colour in colours]
+    telling = [(saturation, hue * 360) for hue, lightness, saturation in hls if 0.04 < lightness < 0.97]
+    if not telling or max(telling)[0] < SATURATED:
+        return "neutral"
+    hue = max(telling)[1]
+    if hue >= 330 or hue <= 25:
+        return "danger"
+    if 75 <= hue <= 170:
+        return "success"
+    return "other"
+
+
+def tone(locator: Locator) -> str:
+    return tone_of(locator.evaluate(COLOURS))
 
 
 # @fukuemon/ui's Disclosure, whatever its markup: a native <summary> in a <details>, or the ARIA
@@ -419,11 +462,11 @@ def parse_row(texts: list[str], names: set[str]) -> LogRow:
     if at_name is None:
         raise fail("no operation name after the time")
     badge = re.compile(rf"^\W*({'|'.join(BADGE_WORDS)})\W*$")
-    at_badge = next((i for i in range(at_name + 1, len(texts)) if badge.match(texts[i])), None)
-    if at_badge is None:
+    word, at_badge = next(((match[1], i) for i in range(at_name + 1, len(texts)) if (match := badge.match(texts[i]))),
+                          (None, None))
+    if word is None or at_badge is None:
         raise fail(f"no badge word ({'/'.join(BADGE_WORDS)}) after the name")
-    return LogRow(texts[at_time], texts[at_name], "".join(texts[at_name + 1:at_badge]),
-                  badge.match(texts[at_badge]).group(1), "".join(texts[at_badge + 1:]))
+    return LogRow(texts[at_time], texts[at_name], "".join(texts[at_name + 1:at_badge]), word, "".join(texts[at_badge + 1:]))
 
 
 class OperationLog:
@@ -501,11 +544,25 @@ class OperationLog:
 
     def row(self, index: int) -> LogRow:
         """Parse row `index` (negative counts from the end)."""
-        from harness.contract import BY_NAME
+        from harness import contract
 
         count = self.rows.count()
         header = self.rows.nth(index % count if count else index)
-        return parse_row(header.evaluate(READ_TEXTS), set(BY_NAME))
+        return parse_row(header.evaluate(READ_TEXTS), contract.names())
+
+    def badge_tone(self, index: int) -> str:
+        """The tone of row `index`'s StatusBadge: that of the element holding its word."""
+        count = self.rows.count()
+        colours = self.rows.nth(index % count if count else index).evaluate(
+            """(header) => {
+              const words = /^\\W*(%s)\\W*$/;
+              const walker = document.createTreeWalker(header, NodeFilter.SHOW_TEXT);
+              for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                if (node.textContent.trim() && words.test(node.textContent.trim())) return (%s)(node.parentElement);
+              }
+              return [];
+            }""" % ("|".join(BADGE_WORDS), COLOURS))
+        return tone_of(colours)
 
     def open_row(self, index: int) -> OpenedRow:
         """Open row `index`; returns what it shows besides its header."""
@@ -607,3 +664,9 @@ INDEXEDDB_TEXT = """async () => {
   }
   return texts.join("\\n");
 }"""
+# Everything the page's origin keeps in localStorage and IndexedDB, as one text.
+SAVED_TEXT = """async () => {
+  const kept = [];
+  for (let i = 0; i < localStorage.length; i++) kept.push(localStorage.key(i), localStorage.getItem(localStorage.key(i)));
+  return kept.join("\\n") + "\\n" + await (%s)();
+}""" % INDEXEDDB_TEXT

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import os
-import time
+import shutil
 from pathlib import Path
+
+from harness import limits
+
+
+def dying_with_parent(command: list[str]) -> list[str]:
+    """`command`, run so that the kernel ends it when its parent dies (a SIGKILL included), where
+    util-linux's setpriv is there; elsewhere it ends only when ended."""
+    return ["setpriv", "--pdeathsig", "KILL", *command] if shutil.which("setpriv") else command
 
 
 def processes_with(variable: str, value: str) -> list[str]:
@@ -22,7 +30,6 @@ def processes_with(variable: str, value: str) -> list[str]:
 
 def left_after(variable: str, value: str, grace: float) -> list[str]:
     """What of `processes_with(variable, value)` is still running after up to `grace` seconds."""
-    deadline = time.monotonic() + grace
-    while (left := processes_with(variable, value)) and time.monotonic() < deadline:
-        time.sleep(0.1)  # other processes ending: no event to wait for
+    # Other processes ending: no event to wait for.
+    left, _ = limits.poll(lambda: processes_with(variable, value), lambda running: not running, grace, pause=0.1)
     return left

@@ -2,53 +2,43 @@
 
 It builds on pytest-playwright's fixture chain (`browser_type_launch_args`, `browser_context_args`,
 `browser`, `context`, `page`) and keeps its options (--browser, --headed, --tracing,
---screenshot, --output, --base-url); it adds the configuration `chromium-noflag` to --browser,
-and --target, --call-path, --fault and --real-time.
+--screenshot, --output, --base-url); it adds --browser-config (the harness's configurations,
+chromium-noflag among them), --target, --call-path, --fault and --real-time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from playwright.sync_api import BrowserContext, expect
-from pytest_playwright.pytest_playwright import _truncate_file_name
-from slugify import slugify
 
 from harness import baseline, checks, limits, results
 from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, cannot_open_a_page, resolve
-from harness.clients import InPageClient, ToolClient
+from harness.clients import ToolClient
 from harness.drivers import CALL_PATHS, DRIVERS, MCP_RELAY, Driver, paths_for, unknown_capabilities
-from harness.extension import ExtensionClient, launch_context
-from harness.pages import ToolPage, new_tool_page, scripts_when_off as read_scripts_when_off
+from harness.extension import launch_context
+from harness.pages import ToolPage, new_tool_page
+from harness.pages import scripts_when_off as read_scripts_when_off
 from harness.paths import SCENARIOS
 from harness.rules import BY_ID
 from harness.targets import PROFILE_KEYS, Target, TargetError, check_reachable, load_profile, served_at
-from harness.webmcp import WebMCPClient
+
+if TYPE_CHECKING:
+    from harness.relay import Relay  # imported where a relay starts: it loads the MCP SDK
 
 TARGET_KEY = pytest.StashKey[Target]()
 
 
 # --- options -------------------------------------------------------------------------------
 
-def pytest_plugin_registered(plugin, manager: pytest.PytestPluginManager) -> None:
-    """pytest-playwright's --browser knows the three engines; add the harness's configurations.
-
-    Runs right after pytest-playwright registers its options, before the command line is parsed.
-    """
-    parser = getattr(manager, "_harness_parser", None)
-    if parser is None:
-        return
-    for option in parser.getgroup("playwright").options:
-        if "--browser" in option.names():
-            option.attrs()["choices"] = list(CONFIGS)
-            option.attrs()["help"] = "browser configuration (repeatable): " + ", ".join(CONFIGS)
-
-
-def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
-    pluginmanager._harness_parser = parser
+def pytest_addoption(parser: pytest.Parser) -> None:
     harness = parser.getgroup("harness", "fukuemon playground harness")
+    harness.addoption("--browser-config", action="append", default=[], choices=list(CONFIGS),
+                      help="browser configuration (repeatable): " + ", ".join(CONFIGS) + "; beside pytest-playwright's "
+                           "--browser, which names only the three engines")
     harness.addoption("--target", default="reference",
                       help="target profile: reference (default), localhost, production, or a .toml file")
     harness.addoption("--call-path", action="append", choices=CALL_PATHS, default=[],
@@ -76,6 +66,9 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                       help="keep a light trace (actions, console, network) and a screenshot of each page of each "
                            "failing scenario under --output; pytest-playwright's --tracing records DOM snapshots too, "
                            "at twice the run time")
+    harness.addoption("--evidence", default=None, metavar="DIR",
+                      help="keep a picture of what a passing check of a rule about the screen looked at, one per "
+                           "rule and browser configuration, in DIR (python -m harness verify: <out>/evidence)")
     harness.addoption("--real-time", action="store_true",
                       help="wait the 50-second rule out in real time instead of page.clock")
     harness.addoption("--shard", default=None, metavar="I/N",
@@ -94,6 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if getattr(config.option, "reruns", None) is None and config.getoption("--results-json"):
         config.option.reruns = 1
         config.option.rerun_except = [*(config.option.rerun_except or []), *RERUN_EXCEPT]
+    if config.getoption("--browser-config"):  # pytest-playwright's browser_name: every configuration asked for
+        config.option.browser = list(dict.fromkeys([*(config.option.browser or []), *config.getoption("--browser-config")]))
     expect.set_options(timeout=limits.EXPECT_MS)
     config.addinivalue_line("markers", "rules(*ids): the spec rules (harness/rules.py) this scenario checks")
     config.addinivalue_line("markers", "tool(name): the scenario is about one tool; skipped where the target lacks it")
@@ -145,6 +140,8 @@ def pytest_configure(config: pytest.Config) -> None:
         except TargetError as error:
             raise pytest.UsageError(str(error)) from None
     config.stash[TARGET_KEY] = target
+    if config.getoption("--evidence"):
+        checks.evidence_folder = Path(config.getoption("--evidence"))
     if config.getoption("--shard"):
         config.stash[SHARD_KEY] = parse_shard(config.getoption("--shard"))
     if config.getoption("--results-json"):
@@ -174,10 +171,15 @@ def in_shard(nodeids: list[str], index: int, count: int) -> set[str]:
 RELAY_GROUP = "relay-fixed-port"
 
 
+def _params(item: pytest.Item) -> dict[str, Any]:
+    """The parameters of a parametrized scenario run (none for a plain item)."""
+    return getattr(getattr(item, "callspec", None), "params", {})
+
+
 def uses_relay(item: pytest.Item) -> bool:
     """Whether the scenario run talks to the relay: its call path goes through it, or it asks for it."""
-    path = getattr(getattr(item, "callspec", None), "params", {}).get("call_path")
-    return (path in DRIVERS and DRIVERS[path].has(MCP_RELAY)) or "relay" in item.fixturenames
+    path = _params(item).get("call_path")
+    return (path in DRIVERS and DRIVERS[path].has(MCP_RELAY)) or "relay" in getattr(item, "fixturenames", ())
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -192,10 +194,10 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # A call path the browser configuration cannot carry (webmcp without the flag) is never
     # generated there; the table shows — for it, with the driver's reason.
-    unsupported = [item for item in items if not _driver_runs_on(getattr(getattr(item, "callspec", None), "params", {}))]
+    unsupported = [item for item in items if not _driver_runs_on(_params(item))]
     if unsupported:
         config.hook.pytest_deselected(items=unsupported)
-        items[:] = [item for item in items if _driver_runs_on(getattr(getattr(item, "callspec", None), "params", {}))]
+        items[:] = [item for item in items if _driver_runs_on(_params(item))]
     if SHARD_KEY in config.stash:
         mine = in_shard([item.nodeid for item in items], *config.stash[SHARD_KEY])
         others = [item for item in items if item.nodeid not in mine]
@@ -207,11 +209,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # and pytest's grouping of the session-scoped parameters left 27 such switches.
     browsers_in_order = list(dict.fromkeys(_browser_name(item) for item in items))
     items.sort(key=lambda item: browsers_in_order.index(_browser_name(item)))
-    missing = _missing_browsers({item.callspec.params["browser_name"] for item in items
-                                 if "browser_name" in getattr(getattr(item, "callspec", None), "params", {})})
+    missing = _missing_browsers({_params(item)["browser_name"] for item in items if "browser_name" in _params(item)})
     target = config.stash[TARGET_KEY]
     for item in items:
-        params = getattr(getattr(item, "callspec", None), "params", {})
+        params = _params(item)
         marker = item.get_closest_marker("tool")
         if marker and "tool" not in params and not set(marker.args) & set(target.ai_tools):
             # A scenario folder of a tool the target lacks (its runs take no `tool` parameter).
@@ -230,7 +231,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _browser_name(item: pytest.Item) -> str | None:
-    return getattr(getattr(item, "callspec", None), "params", {}).get("browser_name")
+    return _params(item).get("browser_name")
 
 
 def _driver_runs_on(params: dict) -> bool:
@@ -355,7 +356,7 @@ def reference_faults(pytestconfig: pytest.Config, reference_fault: str | None) -
 
 @pytest.fixture
 def open_tool(context: BrowserContext, target: Target, request: pytest.FixtureRequest) -> Callable[..., ToolPage]:
-    """Open a tool page in a new tab: `open_tool("slides")`, `open_tool("slides", "empty_page")`.
+    """Open a tool page in a new tab: `open_tool(tool)`, `open_tool(tool, "empty_page")`.
 
     `navigate=False` gives the tab without loading the page (to route requests first; then
     `tool_page.goto(tool_page.url, wait_until=...)`).
@@ -363,7 +364,7 @@ def open_tool(context: BrowserContext, target: Target, request: pytest.FixtureRe
     opened = request.node.stash.setdefault(OPENED_KEY, [])
 
     def open_(tool: str, which: str = "page", in_context: BrowserContext | None = None, navigate: bool = True) -> ToolPage:
-        url = target.page_url(tool, which)
+        url = target.page_url(tool) if which == "page" else target.other_url(tool, which)
         if url is None:
             pytest.skip(f"target {target.name} has no {which} for {tool}")
         tool_page = new_tool_page(in_context or context, target, tool, url)
@@ -383,7 +384,7 @@ def _scripts_when_off_read() -> dict[tuple, set[str]]:
 @pytest.fixture
 def scripts_when_off(open_tool, browser_config: BrowserConfig, reference_faults: list[str],
                      reference_latitudes: list[str], _scripts_when_off_read: dict) -> Callable[[str], set[str]]:
-    """`scripts_when_off("slides")`: what a tool page left off loads (pages.scripts_when_off), read
+    """`scripts_when_off(tool)`: what a tool page left off loads (pages.scripts_when_off), read
     in this scenario's context the first time the worker needs it for this browser, tool, faults
     and latitudes, then remembered (a tab's load and its 2 s of quiet each time otherwise)."""
 
@@ -418,7 +419,7 @@ def warm_tabs(browser, browser_type, browser_type_launch_args: dict, browser_con
 @pytest.fixture
 def tab_of(request: pytest.FixtureRequest, warm_tabs, reference_faults: list[str], reference_latitudes: list[str],
            output_path: str) -> Iterator[Callable[[str], ToolPage]]:
-    """The scenario's one tab of a tool: `tab_of("slides")`.
+    """The scenario's one tab of a tool: `tab_of(tool)`.
 
     A warm tab (harness/warm_tabs.py: kept per worker, reset to a new tab's start) unless the
     scenario works on its browser context — asks for `context` or `open_tool` (a clock, an init
@@ -426,7 +427,7 @@ def tab_of(request: pytest.FixtureRequest, warm_tabs, reference_faults: list[str
     if "context" in request.fixturenames or request.node.get_closest_marker("new_context"):
         yield request.getfixturevalue("open_tool")
         return
-    call_path = getattr(getattr(request.node, "callspec", None), "params", {}).get("call_path")
+    call_path = _params(request.node).get("call_path")
     taken: list[ToolPage] = []
 
     def tab(tool: str) -> ToolPage:
@@ -455,6 +456,14 @@ def failed_before_teardown(item: pytest.Item) -> bool:
     return True  # interrupted before any report: keep what there is
 
 
+@pytest.fixture(autouse=True)
+def _artifacts_folder(request: pytest.FixtureRequest, output_path: str) -> None:
+    """Where this run's artifacts go (pytest-playwright's output_path): its trace, screenshots, page
+    console and relay stderr, and the report's link to them."""
+    request.node.stash[ARTIFACTS_KEY] = output_path
+
+
+ARTIFACTS_KEY = pytest.StashKey[str]()
 OPENED_KEY = pytest.StashKey[list]()
 FINDING_KEY = pytest.StashKey[bool]()  # the scenario failed on a broken rule, not on harness trouble
 MISSING_BROWSER_KEY = pytest.StashKey[str]()
@@ -475,24 +484,19 @@ def relay(tmp_path_factory: pytest.TempPathFactory, target: Target, held_relay_p
 @pytest.fixture
 def client_for(call_path: str, request: pytest.FixtureRequest) -> Callable[[ToolPage], ToolClient]:
     """Make the tool client of this test's call path for a tab."""
-    if DRIVERS[call_path].has(MCP_RELAY):
+    if DRIVERS[call_path].has(MCP_RELAY):  # its client needs the relay process, not only the tab
         relay = request.getfixturevalue("relay")
         request.node.stash[RELAY_KEY] = relay
         return relay.client_for
-    return CLIENTS[call_path]
-
-
-# The tool client of each driver that needs nothing but the tab (the relay's needs its process).
-CLIENTS: dict[str, Callable[[ToolPage], ToolClient]] = {"in-page": InPageClient, "webmcp": WebMCPClient,
-                                                        "extension": ExtensionClient}
+    return DRIVERS[call_path].client_class()
 
 
 def driver_of(item: pytest.Item) -> Driver | None:
-    path = getattr(getattr(item, "callspec", None), "params", {}).get("call_path")
+    path = _params(item).get("call_path")
     return DRIVERS.get(path) if path else None
 
 
-RELAY_KEY = pytest.StashKey[object]()
+RELAY_KEY: pytest.StashKey[Relay] = pytest.StashKey()
 
 
 @pytest.fixture
@@ -511,14 +515,14 @@ BASELINE_KEY = pytest.StashKey[tuple]()
 def _latitudes_of(item: pytest.Item) -> list[str]:
     """The latitudes the run had on, as the reference_latitudes fixture gives them."""
     config = item.config
-    if not latitudes_apply(config.getoption("--latitudes-only-on"), getattr(getattr(item, "callspec", None), "params", {})):
+    if not latitudes_apply(config.getoption("--latitudes-only-on"), _params(item)):
         return []
     return sorted(config.getoption("--latitude"))
 
 
-def _params(item: pytest.Item) -> dict:
+def _plain_params(item: pytest.Item) -> dict:
     """The scenario run's parameters as plain values (an operation by its name)."""
-    params = getattr(getattr(item, "callspec", None), "params", {})
+    params = _params(item)
     plain = {}
     for key, value in params.items():
         if isinstance(value, (str, int)) or value is None:
@@ -546,8 +550,8 @@ def pytest_runtest_setup(item: pytest.Item):
         config.stash[BASELINE_KEY] = (baseline.load(Path(config.getoption("--baseline"))), baseline.installed_parts())
     entries, parts = config.stash[BASELINE_KEY]
     scenario = item.nodeid.split("[")[0]
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    observed = checks.Observed(scenario, _params(item), _declared_rules(item),
+    params = _params(item)
+    observed = checks.Observed(scenario, _plain_params(item), _declared_rules(item),
                                baseline.for_scenario(scenario, params, entries, parts),
                                profile_keys(item) if item.path.is_relative_to(SCENARIOS) else None)
     item.stash[OBSERVED_KEY] = observed
@@ -568,7 +572,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     missing = item.stash.get(MISSING_BROWSER_KEY, None)
     if missing and report.skipped and isinstance(report.longrepr, tuple):
         # One summary line per configuration instead of one per scenario.
-        report.longrepr = (f"--browser {missing}", None, report.longrepr[2])
+        report.longrepr = (f"--browser-config {missing}", None, report.longrepr[2])
     observed = item.stash.get(OBSERVED_KEY, None)
     broken = None
     if call.excinfo is not None and isinstance(call.excinfo.value, checks.RuleBroken):
@@ -578,7 +582,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         if observed is not None and not any(c.outcome == "failed" and c.rule == error.rule for c in observed.checks):
             observed.checks.append(checks.CheckRecord(error.rule, error.subject, "failed", error.message))
     seen = observed.as_dict() if observed is not None else {"checks": [], "findings": {}}
-    phase = {"phase": report.when, "rules": list(_declared_rules(item)), "params": _params(item),
+    artifacts = item.stash.get(ARTIFACTS_KEY, None)
+    phase = {"phase": report.when, "rules": list(_declared_rules(item)), "params": _plain_params(item),
+             "artifacts": Path(artifacts).name if artifacts else "",
              "latitudes": _latitudes_of(item),
              "calls_row": item.get_closest_marker("calls_row") is not None, **seen}
     phase.update(results.phase_outcome(report, seen, broken))
@@ -594,9 +600,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         if relay is not None:
             sections.append(("relay stderr", relay.stderr_tail()))
         report.sections.extend(sections)
-        if sections:
+        if sections and artifacts:
             # Beside the trace and screenshots of this test.
-            folder = Path(item.config.getoption("--output")) / _truncate_file_name(slugify(item.nodeid))
+            folder = Path(artifacts)
             folder.mkdir(parents=True, exist_ok=True)
             attempt = getattr(item, "execution_count", 1)
             (folder / f"attempt{attempt}-{report.when}-console-and-relay.txt").write_text(

@@ -13,13 +13,12 @@ import base64
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import threading
 import time
 from concurrent.futures import Future
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from harness import limits
 from harness.clients import ConditionTimedOut, HarnessError, ToolInfo, call_when_ready, parse_result
 from harness.pages import GIVEN_TAB_IDS, HARNESS_SOCKET_PATH, ToolPage
 from harness.paths import NODE_MODULES
+from harness.processes import dying_with_parent
 
 RELAY_CLI = NODE_MODULES / "@mcp-b/webmcp-local-relay/dist/cli.js"
 # The relay prefixes each page tool's description with its tab id and the page's title.
@@ -76,7 +76,7 @@ def keep_off_relay(context: BrowserContext, relay_port: int) -> None:
 
     def to_relay(url: str) -> bool:
         match = LOOPBACK_SOCKET.match(url)
-        return bool(match) and int(match[1]) in ports
+        return match is not None and int(match[1]) in ports
 
     context.route_web_socket(to_relay, lambda socket: socket.close(code=1008, reason="kept off the relay"))
 
@@ -92,16 +92,9 @@ def _end_process(pid: int, grace: float = TERMINATE_GRACE) -> None:
     except ProcessLookupError:
         _live_pids.discard(pid)
         return
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            break
-        time.sleep(0.05)
-    else:
-        try:
+    if not limits.poll(lambda: not _alive(pid), limit=grace)[1]:  # its end raises no event here
+        with suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     _live_pids.discard(pid)
 
 
@@ -191,7 +184,7 @@ class NotListedAtCall(HarnessError):
 class RelayCall:
     future: Future
     name: str
-    relay: "Relay"
+    relay: Relay
     tool_page: ToolPage
     exposed: str  # the name the call was made by
 
@@ -234,7 +227,7 @@ class RelayClient:
 
     path = "relay"
 
-    def __init__(self, relay: "Relay", tool_page: ToolPage):
+    def __init__(self, relay: Relay, tool_page: ToolPage):
         self.relay = relay
         self.tool_page = tool_page
 
@@ -304,7 +297,7 @@ class RelayClient:
             found = {}
             for tool in self.relay.list_tools():
                 match = DESCRIPTION_PREFIX.match(tool.description or "")
-                base = re.sub(r"_[a-zA-Z0-9]{%d}$" % TAB_SUFFIX_LENGTH, "", tool.name)
+                base = re.sub(rf"_[a-zA-Z0-9]{{{TAB_SUFFIX_LENGTH}}}$", "", tool.name)
                 if match and match["tab"] != self.tab_id and (tool.name in names or base in names):
                     found[match["tab"]] = match["title"] or ""
             return found
@@ -364,7 +357,7 @@ class Relay:
         self.home = home
         self.start_timeout = start_timeout
         self.stderr_path = home / "relay-stderr.log"
-        self.session: ClientSession | None = None
+        self._session: ClientSession | None = None
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"relay-{port}", daemon=True)
         self._changed = threading.Event()
@@ -374,7 +367,7 @@ class Relay:
 
     # lifecycle ----------------------------------------------------------------------------
 
-    def __enter__(self) -> "Relay":
+    def __enter__(self) -> Relay:
         if not self.cli.is_file():
             raise RelayError(f"the relay CLI is not installed at {self.cli}: run `npm ci`")
         if self.held is not None:
@@ -397,11 +390,10 @@ class Relay:
 
     async def _run(self, ready: Future) -> None:
         self._stop = asyncio.Event()
-        command = ["node", str(self.cli), "--port", str(self.port), "--widget-origin", self.widget_origin]
-        if shutil.which("setpriv"):
-            # Relay 2.2.0 outlives a closed stdin: the kernel ends it when the harness dies
-            # (a CI timeout's SIGKILL included), not only when the harness ends it itself.
-            command = ["setpriv", "--pdeathsig", "KILL", *command]
+        # Relay 2.2.0 outlives a closed stdin: the kernel ends it when the harness dies (a CI
+        # timeout's SIGKILL included), not only when the harness ends it itself.
+        command = dying_with_parent(["node", str(self.cli), "--port", str(self.port), "--widget-origin",
+                                     self.widget_origin])
         params = StdioServerParameters(
             command=command[0], args=command[1:],
             # The relay writes $HOME/.webmcp/relay-port.json; HARNESS_RUN_ID tells whose relay it is.
@@ -414,9 +406,9 @@ class Relay:
                     self._pid = next(iter(_children_running(self.cli, self.port)), None)
                     if self._pid:
                         _live_pids.add(self._pid)
-                    self.session = await stack.enter_async_context(
+                    self._session = await stack.enter_async_context(
                         ClientSession(read, write, message_handler=self._on_message))
-                    await self.session.initialize()
+                    await self._session.initialize()
                     await asyncio.to_thread(await_server_hello, self.port, self.start_timeout)
                     ready.set_result(True)
                     await self._stop.wait()
@@ -436,10 +428,8 @@ class Relay:
     def __exit__(self, *exc: object) -> None:
         if self._stop is not None and self._main is not None:
             self._loop.call_soon_threadsafe(self._stop.set)
-            try:
+            with suppress(Exception):
                 self._main.result(15)
-            except Exception:
-                pass
         if self._pid:
             _end_process(self._pid)
         for pid in _children_running(self.cli, self.port):
@@ -455,6 +445,12 @@ class Relay:
     def list_tools(self) -> list[Any]:
         self._changed.clear()
         return self.submit(self.session.list_tools()).result(15).tools
+
+    @property
+    def session(self) -> ClientSession:
+        if self._session is None:
+            raise RelayError(f"the relay on port {self.port} has no MCP session open")
+        return self._session
 
     def wait_until(self, check, timeout: float, what: str, tool_page: ToolPage | None = None):
         """Re-check after each tools/list_changed notification (or every 250 ms) until the deadline."""

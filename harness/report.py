@@ -16,16 +16,16 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness import checks, contract, tools, versions
 from harness.browsers import CONFIGS
 from harness.drivers import CALL_PATHS, DRIVERS
 from harness.rules import BY_ID, RULES
 
-
 VERIFIED, BROKEN, UNVERIFIED, KNOWN, NOT_APPLICABLE = "verified", "broken", "unverified", "known", "n/a"
 
-TEXT = {
+TEXT: dict[str, dict[str, Any]] = {
     "ja": {
         "title": "## Verification",
         "env": "端末は {machine}、配信は {target} である。",
@@ -36,11 +36,7 @@ TEXT = {
         "head1": "| 呼び方 | 確認した環境 | 結果 |",
         "head2": "| 節 | 規則 | {envs} |",
         VERIFIED: "確認済み", BROKEN: "不合格", UNVERIFIED: "未確認", KNOWN: "既知の違い", NOT_APPLICABLE: "—",
-        "paths": {"in-page": "ページの中の API(getTools と executeTool)",
-                  "extension": "拡張機能の content script",
-                  "relay": "MCP-B の relay と、MCP のクライアント(SDK)",
-                  "webmcp": "ブラウザ自身の WebMCP(Playwright の page.webmcp)",
-                  "agent": "実物の AI のエージェント"},
+        "agent_path": "実物の AI のエージェント",
         "all": "{n} 個の全てを呼べた",
         "some": "{n} 個を呼べた",
         "failed_on": "不合格: {what}",
@@ -84,11 +80,7 @@ TEXT = {
         "head1": "| Call path | Environments | Result |",
         "head2": "| Section | Rule | {envs} |",
         VERIFIED: "verified", BROKEN: "broken", UNVERIFIED: "not verified", KNOWN: "known difference", NOT_APPLICABLE: "—",
-        "paths": {"in-page": "In-page API (getTools and executeTool)",
-                  "extension": "An extension's content script",
-                  "relay": "MCP-B relay and an MCP client (SDK)",
-                  "webmcp": "The browser's own WebMCP (Playwright's page.webmcp)",
-                  "agent": "A real AI agent"},
+        "agent_path": "A real AI agent",
         "all": "all {n} operations called",
         "some": "{n} operations called",
         "failed_on": "broken: {what}",
@@ -207,8 +199,28 @@ def _reason_text(reason: str, lang: str) -> str:
     return reason
 
 
-def _cell_text(cell: Cell, notes: dict[str, int], lang: str) -> str:
-    text = TEXT[lang][cell.verdict]
+def pictures_of(results: list[dict]) -> dict[tuple[str, str], str]:
+    """(rule, browser configuration) → the picture a passing run of the rule took there (evidence/)."""
+    found: dict[tuple[str, str], str] = {}
+    for row in results:
+        for rule, name in (row.get("evidence") or {}).items():
+            if row_verdict(row, rule)[0] == VERIFIED:
+                found.setdefault((rule, row["browser"]), name)
+    return found
+
+
+def failed_run(rule: str, browser: str, path: str, results: list[dict]) -> dict | None:
+    """The first run whose check of `rule` failed in that environment (its artifacts)."""
+    return next((r for r in results if _applies(r, browser, path) and _about(r, rule)
+                 and row_verdict(r, rule)[0] == BROKEN), None)
+
+
+def _linked(text: str, target: str | None) -> str:
+    return f"[{text}]({target})" if target else text
+
+
+def _cell_text(cell: Cell, notes: dict[str, int], lang: str, link: str | None = None) -> str:
+    text = _linked(TEXT[lang][cell.verdict], link)
     if cell.verdict in (UNVERIFIED, KNOWN) and cell.reasons:
         refs = []
         for reason in cell.reasons:
@@ -248,7 +260,7 @@ def _calls_row(path: str, rows: list[dict], browsers: list[str], unavailable: di
     if unverified:
         parts.append(t["unverified_on"].format(what=_join(unverified, lang)))
     result = ("。" if lang == "ja" else "; ").join(parts) or t[UNVERIFIED]
-    return f"| {t['paths'][path]} | {envs} | {result.replace('|', '/')} |"
+    return f"| {DRIVERS[path].labels[lang]} | {envs} | {result.replace('|', '/')} |"
 
 
 def describe_run(statuses, args, ai_tools: tuple[str, ...] = tools.NAMES) -> dict:
@@ -310,13 +322,12 @@ def render(results: list[dict], run: dict, lang: str) -> str:
     served_tools = [tool for tool in tools.NAMES if any(r["tool"] == tool for r in results if r.get("calls_row"))]
     served_ops = sum(len(contract.operations_of(tool)) for tool in served_tools)
     lines += [t["head1"], "|---|---|---|"]
-    for path in ("in-page", "extension", "relay", "webmcp", "agent"):
-        if path == "agent":
-            lines.append(f"| {t['paths'][path]} | {t['none_env']} | {t['agent']} |")
-        elif path not in paths:
-            lines.append(f"| {t['paths'][path]} | {t['none_env']} | {t['not_selected'].format(path=path)} |")
+    for path in DRIVERS:  # a row per way of calling the harness has (harness/drivers.py), and the real agent's
+        if path not in paths:
+            lines.append(f"| {DRIVERS[path].labels[lang]} | {t['none_env']} | {t['not_selected'].format(path=path)} |")
         else:
             lines.append(_calls_row(path, results, browsers, unavailable, served_ops, detail, lang))
+    lines.append(f"| {t['agent_path']} | {t['none_env']} | {t['agent']} |")
     absent = [tool for tool in tools.NAMES if tool not in run["ai_tools"]]
     if absent:
         n = sum(len(contract.operations_of(tool)) for tool in absent)
@@ -332,8 +343,17 @@ def render(results: list[dict], run: dict, lang: str) -> str:
     notes: dict[str, int] = {}
     lines += ["", t["legend"], "", t["head2"].format(envs=" | ".join(env_label(b, p) for b, p in envs)),
               "|---|---|" + "---|" * len(envs)]
+    pictures = pictures_of(results)
     for rule in RULES:
-        cells = [_cell_text(rule_cell(rule.id, b, p, results, unavailable), notes, lang) for b, p in envs]
+        cells = []
+        for b, p in envs:
+            cell = rule_cell(rule.id, b, p, results, unavailable)
+            link = None
+            if cell.verdict == VERIFIED and (rule.id, b) in pictures:
+                link = f"evidence/{pictures[rule.id, b]}"
+            elif cell.verdict == BROKEN and (failed := failed_run(rule.id, b, p, results)):
+                link = f"artifacts/{failed['artifacts']}/"
+            cells.append(_cell_text(cell, notes, lang, link))
         lines.append(f"| {rule.source} {rule.section} | `{rule.id}` {rule.text} | " + " | ".join(cells) + " |")
     if notes:
         lines += ["", t["h_notes"], ""] + [f"{n}. {text}" for text, n in notes.items()]
@@ -356,7 +376,7 @@ def _findings(results: list[dict], detail: dict[str, str], lang: str) -> list[st
                            and r.get("calls_row") and r["outcome"] == "passed"})
             if held:
                 bullets.append(t["browser_holds"].format(config=f"{detail.get(browser, browser)} [{browser}]",
-                                                         path=t["paths"][path], tools=_join(held, lang)))
+                                                         path=DRIVERS[path].labels[lang], tools=_join(held, lang)))
     dropped: dict[str, list] = {}
     for r in results:
         dropped.update(r["findings"].get(checks.RELAY_DROPPED_ANNOTATIONS) or {})
@@ -404,33 +424,10 @@ def _findings(results: list[dict], detail: dict[str, str], lang: str) -> list[st
     return out
 
 
-def write_reports(out: Path, results: list[dict], run: dict, langs: list[str]) -> None:
-    (out / "run.json").write_text(json.dumps(run, ensure_ascii=False, indent=1), encoding="utf-8")
-    for lang in langs:
-        name = "verification.md" if lang == "ja" else f"verification.{lang}.md"
-        (out / name).write_text(render(results, run, lang), encoding="utf-8")
-
-
-def merge(folders: list[Path], out: Path, langs: list[str]) -> int:
-    """`python -m harness report --merge DIR…`: one Verification table from several runs' folders."""
-    runs, rows = [], []
-    for folder in folders:
-        missing = [name for name in ("run.json", "results.json") if not (folder / name).is_file()]
-        if missing:
-            raise SystemExit(f"report --merge: {folder} is not a verify folder (no {', '.join(missing)})")
-        run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-        runs.append(run)
-        rows += [{**row, "machine": run["machine"]} for row in json.loads((folder / "results.json").read_text(encoding="utf-8"))]
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
-    write_reports(out, rows, merge_runs(runs), langs)
-    return 0
-
-
 # --- the report's own check ------------------------------------------------------------------
 
-REPORT_FILES = ("verification.md", "verification.en.md", "results.json", "run.json")
-_CELL = re.compile(r"^(確認済み|不合格|未確認|既知の違い|—)(?: (?:\[\d+\])+)?$")
+REPORT_FILES = ("verification.md", "verification.en.md", "results.json", "run.json", "index.html")
+_CELL = re.compile(r"^\[?(確認済み|不合格|未確認|既知の違い|—)(?:\]\([^)]+\))?(?: (?:\[\d+\])+)?$")
 
 
 def _tables(text: str) -> list[list[list[str]]]:
@@ -461,14 +458,18 @@ def check_report(out: Path) -> list[str]:
             problems.append(f"a table has rows of {sorted(widths)} cells: {table[0]}")
     rule_tables = [tb for tb in tables if tb and tb[0][:2] == ["節", "規則"]]
     if len(rule_tables) != 1:
-        return problems + [f"expected one rule table, found {len(rule_tables)}"]
+        return [*problems, f"expected one rule table, found {len(rule_tables)}"]
     header, _, *body = rule_tables[0]
     envs = [tuple(label.split(" · ")) for label in header[2:]]
     seen_rules = set()
     for cells in body:
-        rule = re.match(r"`([^`]+)`", cells[1]).group(1)
+        named = re.match(r"`([^`]+)`", cells[1])
+        if not named:
+            problems.append(f"a row names no rule: {cells[1]}")
+            continue
+        rule = named.group(1)
         seen_rules.add(rule)
-        for (browser, path), cell in zip(envs, cells[2:]):
+        for (browser, path), cell in zip(envs, cells[2:], strict=False):  # a row of other width is reported above
             match = _CELL.match(cell)
             if not match:
                 problems.append(f"{rule} [{browser} · {path}]: unreadable cell {cell!r}")

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
-from pytest_playwright.pytest_playwright import _truncate_file_name
-from slugify import slugify
 
 PROPERTY = "harness"
 # Parameters that name where a row ran and what it was about.
@@ -84,12 +83,15 @@ def fold(phases: list[dict]) -> dict:
         # Seconds per phase (setup, call, teardown) of the attempt that counts: bench/speed.py's
         # setup+teardown share of worker time.
         "phases": {p["phase"]: round(p.get("duration", 0), 3) for p in phases if "phase" in p},
-        "artifacts": _truncate_file_name(slugify(first["nodeid"])),
+        "artifacts": next((p["artifacts"] for p in phases if p.get("artifacts")), ""),  # its folder under artifacts/
         "flaky": None,  # the first attempt's error, when a retry ran
+        "evidence": {},  # rule → the picture this run took of it (under evidence/)
+        "picture_seconds": round(sum(p.get("picture_seconds", 0) for p in phases), 3),  # taking them, every attempt
     }
     for phase in phases:
         row["checks"] = phase.get("checks", row["checks"]) or row["checks"]
         row["findings"] = phase.get("findings", row["findings"]) or row["findings"]
+        row["evidence"] = phase.get("evidence", row["evidence"]) or row["evidence"]
         kind = phase["kind"]
         if kind == "passed":
             continue
@@ -115,7 +117,7 @@ class ResultsRecorder:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
         phase = props.get(PROPERTY)
-        if phase is None:
+        if not isinstance(phase, dict):
             return
         phases = self.phases.setdefault(report.nodeid, [])
         phases.append({**phase, "nodeid": report.nodeid, "duration": report.duration})
@@ -139,3 +141,13 @@ class ResultsRecorder:
             return  # the controller writes the file
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(json.dumps(self.rows(), ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def session_seconds(junit: Path) -> float:
+    """The pytest session's wall time, as the junit.xml a verify run writes holds it. OSError or
+    ValueError (ElementTree's ParseError is one) when there is no such file."""
+    suite = ElementTree.parse(junit).getroot()
+    inner = suite.find("testsuite")
+    if suite.tag != "testsuite" and inner is not None:
+        suite = inner
+    return float(suite.get("time", "nan"))

@@ -34,8 +34,10 @@ RULES: tuple[Rule, ...] = (
         ("switch.default-off", "デフォルトはオフである"),
         ("switch.no-status-text", "スイッチのほかに、オンかオフかを示す文言を足さない"),
         ("switch.on-registers", "オンにすると、スクリプトを読み込み、操作を登録し、記録の欄を出す"),
+        ("switch.on-order", "オンにすると、localStorage に期限を書き、polyfill と relay のスクリプトを読み込み、操作を登録する(この順に)"),
         ("switch.off-unregisters", "オフに戻すと、登録を解除し、記録の欄を隠す"),
-        ("switch.start-failure", "スクリプトを読み込めないときは、スイッチをオフに戻し、題「AI からの操作を始められません」と理由の alert を出す"),
+        ("switch.start-failure", "スクリプトを読み込めないときは、スイッチをオフに戻し、題「AI からの操作を始められません」と理由の "
+                                  "Notice(danger、isAlert)を、スイッチの下に出す"),
         ("switch.start-failure-refused", "登録が拒否されたときも、スイッチをオフに戻し、同じ Notice を出す"),
         ("switch.start-failure-stored-on", "保存してあったオンでページを開いたときに始められないときも、同じである"),
         ("switch.off-running-continues", "オフに戻しても、実行が始まっている操作は止めず、結果を記録の store に足す"),
@@ -63,7 +65,11 @@ RULES: tuple[Rule, ...] = (
     )
     + _rules(DD, "スイッチと確認の状態の保存",
         ("storage.shape", "キーは fd-ai-operations:<ツール>、値は {v:1, enabledUntil, skipConfirmUntil}"),
+        ("storage.only-key", "スイッチと「このページでは今後尋ねない」の状態は、localStorage の fd-ai-operations:<ツール> の "
+                             "1 つのキーに保存し、ほかのキーにも IndexedDB にも書かない"),
         ("storage.enabled-until", "enabledUntil は、スイッチをオンにした時刻の 7 日後である"),
+        ("storage.skip-keeps-enabled", "「このページでは今後尋ねない」を選んでも enabledUntil は変わらない: その状態が続くのは、"
+                                       "選んでから 7 日と、スイッチがオフになるまでの、短い方である"),
         ("storage.no-extension", "ページを開いても、期限を延ばさない"),
         ("storage.invalid-removed", "キーが無い、読めない、型に合わない、期限切れの値はオフとして扱い、キーを消す"),
         ("storage.off-removes", "スイッチをオフにしたときは、キーを消す"),
@@ -85,7 +91,7 @@ RULES: tuple[Rule, ...] = (
         ("confirm.body", "本文に、エージェントが呼んだこと、操作の名前、summary、元に戻せないこと(または「元に戻す」で戻せること)を書く"),
         ("confirm.detail", "渡された内容の全文は、Disclosure を開くと読める"),
         ("confirm.checkbox", "Checkbox「このページでは今後尋ねない」を置き、デフォルトはチェックなし"),
-        ("confirm.buttons-focus", "ボタンは「やめる」と確定のボタンで、開いたときのフォーカスは「やめる」"),
+        ("confirm.buttons-focus", "ボタンは「やめる」(secondary)と確定のボタン(danger)で、開いたときのフォーカスは「やめる」"),
         ("confirm.busy", "確定の後は、実行が終わるまで読み込み中にし、閉じず、終わると閉じる"),
         ("confirm.skip", "チェックして確定すると、そのツールでは以後確認を出さない(skipConfirmUntil = 7 日後)"),
         ("confirm.cancel-keeps-asking", "「やめる」を押したときは、チェックを保存しない"),
@@ -101,7 +107,7 @@ RULES: tuple[Rule, ...] = (
         ("log.collapsible", "欄は開閉でき、閉じている間は題と最後の 1 行だけを出す"),
         ("log.connect-help", "欄の先頭の Disclosure「AI のエージェントのつなぎ方」に --widget-origin <ページの origin> を書く"),
         ("log.row", "1 行に、時刻、操作の名前、引数の要約(80 文字)、StatusBadge、結果の要約(80 文字)を出す"),
-        ("log.badge", "ok は成功、declined は中止、ほかの code は失敗の StatusBadge で、文字でも出す"),
+        ("log.badge", "ok は成功(success)、declined は中止(neutral)、ほかの code は失敗(danger)の StatusBadge で、文字でも出す"),
         ("log.detail", "行を開くと、引数と結果の全文を読める。JSON の文字列の中の Markdown と XML は、エスケープを解除して出す"),
         ("log.detail-limit", "開いた行の引数と結果は、それぞれ 10,000 文字までを出す"),
         ("log.text-only", "引数と結果は文字として出し、HTML として描かない"),
@@ -139,6 +145,10 @@ RULES: tuple[Rule, ...] = (
     )
     + _rules(ADR, "Verification(通信)",
         ("network.local-only", "ページの外へのリクエストは、127.0.0.1 への WebSocket だけである"),
+    )
+    + _rules(ADR, "Consequences",
+        ("network.no-content", "操作の内容は、ブラウザの中か、利用者の端末の relay を通る: 呼び出しの引数と結果を、"
+                               "サイトのサーバーにも、ほかのどこにも送らない"),
     )
     + _rules(ADR, "Decision 4",
         ("operations.annotations", "23 個の操作の注釈は Decision 4 の表のとおりである"),

@@ -23,19 +23,18 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
 from collections import Counter
 from pathlib import Path
-from xml.etree import ElementTree
 
-from harness import faults, latitudes, limits, verify
-from harness.pytest_plugin import latitudes_apply
+from harness import faults, latitudes, limits, tools, verify
 from harness.paths import ROOT
-from harness.processes import left_after, processes_with
+from harness.processes import dying_with_parent, left_after, processes_with
+from harness.pytest_plugin import latitudes_apply
 from harness.relay import HeldPort
+from harness.results import session_seconds
 from harness.targets import reference_as_real
 
 # Not under test-results/: pytest-playwright empties its --output folder at every session start.
@@ -110,7 +109,9 @@ LOAD_BROWSERS = ["chromium", "chromium-noflag"]
 # the reference's own, with two of the tools only; every latitude on, so its pages have other
 # markup and timing too. What it runs: every call path, both Chromium configurations.
 REAL_TARGET_OUT = ROOT / "verification" / "real-target"
-REAL_TARGET_TOOLS = ("sql", "slides")
+# One tool of each kind: the first whose page loads an engine (its run button and held loading),
+# and the first that works on an open document.
+REAL_TARGET_TOOLS = (next(name for name, tool in tools.TOOLS.items() if tool.engine_call), tools.CANVAS[0])
 REAL_TARGET_SCENARIOS = ["scenarios/test_switch.py", "scenarios/test_log.py", "scenarios/test_relay.py",
                          "scenarios/test_operations.py", "scenarios/sql"]
 
@@ -120,11 +121,11 @@ def real_target_slice(out: Path, workers: str) -> int:
     out.mkdir(parents=True, exist_ok=True)
     relay_port = HeldPort()
     relay_port.release()  # the relay starts on it later; a free port the pages are told
-    pdeathsig = ["setpriv", "--pdeathsig", "KILL"] if shutil.which("setpriv") else []
-    server = subprocess.Popen([*pdeathsig, sys.executable, "-m", "harness", "serve", "--port", "0", "--other-port", "0",
-                               "--relay-port", str(relay_port.number),
-                               *(part for name in every_latitude() for part in ("--latitude", name))],
+    server = subprocess.Popen(dying_with_parent([sys.executable, "-m", "harness", "serve", "--port", "0", "--other-port",
+                                                 "0", "--relay-port", str(relay_port.number),
+                                                 *(part for name in every_latitude() for part in ("--latitude", name))]),
                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None  # stdout=PIPE
     try:
         served = re.search(r"http://localhost:\d+", server.stdout.readline())
         if served is None:
@@ -195,10 +196,9 @@ def recorded_main_job(folder: Path) -> tuple[float, Counter]:
     outcomes, and its pytest session's time from junit.xml. Saves the proof the idle run."""
     try:
         rows = json.loads((folder / "results.json").read_text(encoding="utf-8"))
-        suite = ElementTree.parse(folder / "junit.xml").getroot()
-    except (OSError, ValueError, ElementTree.ParseError) as error:
+        seconds = session_seconds(folder / "junit.xml")
+    except (OSError, ValueError) as error:
         raise ValueError(f"{folder} holds no verify run (results.json and junit.xml): {error}") from None
-    suite = suite if suite.tag == "testsuite" else suite.find("testsuite")
     browsers = sorted({row["browser"] for row in rows})
     if browsers != sorted(LOAD_BROWSERS):
         raise ValueError(f"{folder} ran {browsers}, not the load proof's {LOAD_BROWSERS}")
@@ -210,7 +210,7 @@ def recorded_main_job(folder: Path) -> tuple[float, Counter]:
         if row["latitudes"] != expected_latitudes(row["params"]):
             raise ValueError(f"{folder}: {row['nodeid']} ran with latitudes {row['latitudes'] or 'none'}, the load "
                              f"proof's with {expected_latitudes(row['params']) or 'none'}")
-    return float(suite.get("time")), Counter(row["outcome"] for row in rows)
+    return seconds, Counter(row["outcome"] for row in rows)
 
 
 def under_load(args) -> int:
@@ -228,21 +228,22 @@ def under_load(args) -> int:
     else:
         idle_time, idle, _ = _main_job(base / "idle", args.workers)
         print(f"load proof: idle: {dict(idle)} in {idle_time / 60:.1f} min", flush=True)
-    # The kernel ends the busy loops with the harness, also when it is killed.
-    pdeathsig = ["setpriv", "--pdeathsig", "KILL"] if shutil.which("setpriv") else []
     passed = 0
     for run in range(1, args.runs + 1):
-        busy = [subprocess.Popen([*pdeathsig, sys.executable, "-c", BUSY], stdout=subprocess.PIPE)
+        # The kernel ends the busy loops with the harness, also when it is killed.
+        busy = [subprocess.Popen(dying_with_parent([sys.executable, "-c", BUSY]), stdout=subprocess.PIPE)
                 for _ in range(os.cpu_count() or 2)]
         try:
             for process in busy:
+                assert process.stdout is not None  # stdout=PIPE
                 process.stdout.readline()
             load_time, loaded, rows = _main_job(base / f"loaded-{run}", args.workers)
         finally:
             for process in busy:
                 process.kill()
                 process.wait()
-                process.stdout.close()
+                if process.stdout:
+                    process.stdout.close()
         flaky = [r for r in rows if r.get("flaky")]
         total = sum(loaded.values()) or 1
         print(f"load proof: loaded run {run}: {dict(loaded)} in {load_time / 60:.1f} min "

@@ -66,7 +66,7 @@ def _handler(config: ReferenceConfig):
     class Handler(SimpleHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        def log_message(self, format, *args):
             pass  # requests are seen through the browser; the server stays quiet
 
         def _file_for(self, url_path: str) -> Path | None:
@@ -143,7 +143,7 @@ class FixtureServer:
     """Serves the fixtures on two origins; use as a context manager."""
 
     def __init__(self, config: ReferenceConfig | None = None, ports: tuple[int, int] = (0, 0)):
-        if not (REFERENCE_DIST / "slides" / "index.html").is_file():
+        if not any(REFERENCE_DIST.glob("*/index.html")):
             raise RuntimeError(
                 f"the reference playground is not built ({REFERENCE_DIST} is missing): run `npm run build`"
             )
@@ -164,7 +164,7 @@ class FixtureServer:
         """A second origin, for cross-origin embedding."""
         return f"http://127.0.0.1:{self._servers[1].server_address[1]}"
 
-    def start(self) -> "FixtureServer":
+    def start(self) -> FixtureServer:
         for server in self._servers:
             thread = threading.Thread(target=server.serve_forever, daemon=True)
             thread.start()
@@ -176,7 +176,7 @@ class FixtureServer:
             server.shutdown()
             server.server_close()
 
-    def __enter__(self) -> "FixtureServer":
+    def __enter__(self) -> FixtureServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

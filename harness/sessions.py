@@ -22,5 +22,5 @@ def scenarios_command(*, workers: int | str, nodeids: Iterable[str] = (), rows: 
             *(["-q", "--tb=no", "--no-summary"] if quiet else []),
             "-n", str(workers), "--dist", "loadgroup", f"--results-json={rows}",
             f"--output={artifacts}", *(["--trace-failures"] if failure_traces else []),
-            *_repeated("--browser", browsers), *_repeated("--call-path", call_paths),
+            *_repeated("--browser-config", browsers), *_repeated("--call-path", call_paths),
             *_repeated("--latitude", latitudes), *_repeated("--fault", faults), *extra]

@@ -241,7 +241,7 @@ def coverage(by_rule: dict[str, list[str]] | None = None, index: dict[str, Entry
             row.mapped += 1
             row.rules.update(entry.rules)
         else:
-            row.reasons[entry.unchecked] += 1
+            row.reasons[entry.unchecked or "not indexed"] += 1
     for row in sections.values():
         row.rules_with_scenario = {rule_id for rule_id in row.rules if by_rule.get(rule_id)}
     return list(sections.values())

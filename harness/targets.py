@@ -124,9 +124,13 @@ class Target:
     def url(self, path: str) -> str:
         return self.base_url.rstrip("/") + path
 
-    def page_url(self, tool: str, which: str = "page") -> str | None:
-        if which != "page":
-            reads_profile(which)
+    def page_url(self, tool: str) -> str:
+        """The tool's page, which every profile gives."""
+        return self.url(self.tools[tool].page)
+
+    def other_url(self, tool: str, which: str) -> str | None:
+        """`which` page of the tool (other_page, empty_page), or None where the profile gives none."""
+        reads_profile(which)
         path = getattr(self.tools[tool], which)
         return self.url(path) if path is not None else None
 
@@ -259,7 +263,7 @@ def reference_as_real(base_url: str, relay_port: int, tools: tuple[str, ...]) ->
     `served`, at `base_url`, its pages knowing one relay port, with only `tools`' sections."""
     text = (PROFILES / "reference.toml").read_text(encoding="utf-8")
     sections = re.split(r"(?m)^(?=\[tools\.)", text)[1:]
-    kept = [section for section in sections if re.match(r"\[tools\.(\w+)\]", section)[1] in tools]
+    kept = [section for section in sections if section.split("]")[0].removeprefix("[tools.") in tools]
     head = (f'name = "reference-as-real"\nbase_url = "{base_url}"\nwidget_origin = "{base_url}"\n'
             f"relay_port = {relay_port}\nai_tools = {json.dumps(list(tools))}\n\n")
     return head + "".join(kept)

@@ -5,6 +5,7 @@ and junit.xml into one folder."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -16,9 +17,10 @@ from playwright.sync_api import sync_playwright
 from harness.browsers import CONFIGS, BrowserMissing, cannot_open_a_page, resolve
 from harness.drivers import DRIVERS
 from harness.paths import ROOT
+from harness.publish import write_reports
 from harness.pytest_plugin import parse_shard
+from harness.report import check_report, describe_run
 from harness.sessions import scenarios_command
-from harness.report import check_report, describe_run, write_reports
 from harness.targets import TargetError, load_profile
 
 
@@ -90,6 +92,7 @@ def run(args) -> int:
         return 2
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(out / "evidence", ignore_errors=True)  # this run's pictures, never an earlier run's
     names = args.browser or list(CONFIGS)
     statuses = browser_statuses(names)
     for status in statuses:
@@ -102,7 +105,7 @@ def run(args) -> int:
         command = scenarios_command(
             workers=args.workers, nodeids=chosen, rows=out / "results.json", artifacts=out / "artifacts", browsers=runnable,
             call_paths=args.call_path or [], faults=args.fault or [],
-            extra=["--target", args.target, f"--junitxml={out / 'junit.xml'}",
+            extra=["--target", args.target, f"--junitxml={out / 'junit.xml'}", f"--evidence={out / 'evidence'}",
                    *(["--base-url", args.base_url] if args.base_url else []),
                    *(["--real-time"] if args.real_time else []),
                    *(["--shard", args.shard] if args.shard else []),

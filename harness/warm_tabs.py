@@ -29,13 +29,13 @@ runs, each with another fault, reuse the warm tabs instead of loading every edit
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
-
-from collections.abc import Callable
 
 from playwright.sync_api import Browser, BrowserContext, Page
 
@@ -107,7 +107,7 @@ class WarmTabs:
             artifacts.mkdir(parents=True, exist_ok=True)
             try:
                 page.screenshot(path=artifacts / "warm-tab-failed.png", timeout=5_000)
-            except Exception as error:  # noqa: BLE001 — a screenshot is a courtesy, never a second failure
+            except Exception as error:
                 tool_page.console.append(f"[harness] no screenshot: {error}")
         if self.trace and not page.is_closed():
             page.context.tracing.stop_chunk(path=artifacts / "trace.zip" if failed else None)
@@ -172,7 +172,5 @@ class WarmTabs:
 
     @staticmethod
     def _close(tool_page: ToolPage) -> None:
-        try:
+        with contextlib.suppress(Exception):
             tool_page.page.context.close()
-        except Exception:  # noqa: BLE001 — already gone with its browser
-            pass

@@ -12,6 +12,7 @@ import asyncio
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness import limits
@@ -45,29 +46,44 @@ def checked(name: str, value: Any) -> dict:
     return value
 
 
-class WebMCPCall:
-    """A call in flight. The sync `call_tool` blocks until the tool answers, but a confirming
-    operation waits for the harness to press its dialog: the call runs as a task on Playwright's
-    own event loop (the same `call_tool` the sync method wraps), which advances whenever the
-    harness talks to Playwright."""
+class PendingCallTool:
+    """`page.webmcp.call_tool` started and not awaited — the one place the harness uses Playwright's
+    private API (`_impl_obj`, `_loop`, `_sync`): the sync `call_tool` blocks until the tool
+    answers, but a confirming operation waits for the harness to press its dialog. The call runs
+    as a task on Playwright's own event loop (the same `call_tool` the sync method wraps), which
+    advances whenever the harness talks to Playwright. tests/test_webmcp.py fails, naming what
+    moved, when a Playwright upgrade changes these names."""
 
-    def __init__(self, client: "WebMCPClient", name: str, arguments: dict):
+    def __init__(self, page: Page, name: str, arguments: dict, timeout_ms: float):
+        self._page = page
+        call = page._impl_obj.main_frame.webmcp.call_tool(name, arguments, timeout_ms)
+        self._task = page._loop.create_task(call)
+
+    def done(self) -> bool:
+        return self._task.done()
+
+    def result(self, timeout: float) -> Any:
+        """The call's answer; asyncio.TimeoutError after `timeout` s, Playwright's error if it threw."""
+        return self._page._sync(asyncio.wait_for(asyncio.shield(self._task), timeout))
+
+
+class WebMCPCall:
+    """A call in flight, through the browser's own WebMCP."""
+
+    def __init__(self, client: WebMCPClient, name: str, arguments: dict):
         self.client, self.name = client, name
-        page = client.tool_page.page
-        webmcp = page._impl_obj.main_frame.webmcp
-        self._task = page._loop.create_task(webmcp.call_tool(name, arguments, limits.CALL_RESULT * 1000))
+        self._call = PendingCallTool(client.tool_page.page, name, arguments, limits.CALL_RESULT * 1000)
 
     def done(self) -> bool:
         # A round trip lets Playwright's loop take in everything the browser sent before it; one
         # step of the loop may leave the answer queued behind the page's console and network events.
         self.client.tool_page.page.evaluate("0")
-        return self._task.done()
+        return self._call.done()
 
     def result(self, timeout: float = limits.CALL_RESULT) -> dict:
-        page = self.client.tool_page.page
         try:
-            value = page._sync(asyncio.wait_for(asyncio.shield(self._task), timeout))
-        except (asyncio.TimeoutError, PlaywrightTimeoutError):
+            value = self._call.result(timeout)
+        except (TimeoutError, PlaywrightTimeoutError):
             raise ConditionTimedOut(f"{self.name} (webmcp): no answer in {timeout:.0f} s\n{self.client.diagnostics()}") from None
         except PlaywrightError as error:
             raise call_failure(self.name, error, self.client.diagnostics()) from None

@@ -7,6 +7,7 @@ paths. Time is moved with Playwright's clock; `--real-time` waits the 50 seconds
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 
@@ -15,11 +16,12 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from harness import clients, contract, drivers, limits
-from harness.checks import WALL_SECONDS_FOR_50_SECONDS, check, each_on_its_own, finding
+from harness.agent import switch_on
+from harness.checks import WALL_SECONDS_FOR_50_SECONDS, check, each_on_its_own, finding, picture
 from harness.clock import T0, at
-from harness.tools import valid_input
-from harness.pages import SEVEN_DAYS_MS, ToolPage
+from harness.pages import SEVEN_DAYS_MS, ToolPage, tone
 from harness.pytest_plugin import TARGET_KEY
+from harness.tools import valid_input
 
 DECISION_MS = 50_000
 # 「この操作は元に戻せません」 or 「「元に戻す」で戻せます」, in the wordings a page may use.
@@ -44,19 +46,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def expected_title(op: contract.Operation, tool_page: ToolPage, args: dict) -> str:
     """The table's title for `op`; its 「<名前>」 is the open document's as the profile names it
     (未確認 where the profile does not say)."""
-    name = tool_page.target.document(op.tool).name if "{name}" in op.confirmation.title else ""
-    return op.confirmation.title_for(name=name, path=args.get("path", ""))
-
-
-def turned_on(tool_page: ToolPage, client, expect_ready: bool = True) -> None:
-    """Switch on and wait for the operations and, on a page with a document, for the tool to load."""
-    tool_page.turn_on()
-    client.wait_for_tools({op.name for op in contract.operations_of(tool_page.tool)})
-    if expect_ready:
-        read = contract.reader_of(tool_page.tool)
-        loaded = client.call_when_ready(read.name, read.example)
-        assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
-        tool_page.log.wait_for_success_row(read.name)
+    name = tool_page.target.document(op.tool).name if "{name}" in op.asks.title else ""
+    return op.asks.title_for(name=name, path=args.get("path", ""))
 
 
 def start_and_see(tool_page: ToolPage, client, name: str, args: dict):
@@ -89,7 +80,7 @@ def confirmed_with_dont_ask(tool_page: ToolPage, client, op: contract.Operation)
     """A call of `op` confirmed with 「このページでは今後尋ねない」 checked."""
     call = asked(tool_page, client, op, valid_input(op, client))
     tool_page.dialog.dont_ask.check()
-    tool_page.dialog.action(op.confirmation.action_label).click()
+    tool_page.dialog.action(op.asks.action_label).click()
     assert call.result()["ok"] is True
 
 
@@ -125,7 +116,7 @@ def op_page(tab_of, op) -> ToolPage:
 @pytest.fixture
 def op_client(client_for, op_page):
     client = client_for(op_page)
-    turned_on(op_page, client)
+    switch_on(op_page, client, logged=True)
     return client
 
 
@@ -158,18 +149,24 @@ def let_time_pass(context, tool_page: ToolPage, ms: int, real_time: bool) -> Non
 def test_confirming_operation_asks_with_the_tables_dialog(op_page, op_client, op):
     args = valid_input(op, op_client)
     title = expected_title(op, op_page, args)
-    count = len(op_client.call("excalidraw_read")["elements"]) if op.name == "excalidraw_clear" else None
+    counts = op.asks.counts  # the summary gives how many it deletes
+    count = len(op_client.call(counts[0])[counts[1]]) if counts else None
     with check("confirm.which"):
         call, seen = start_and_see(op_page, op_client, op.name, args)
         assert seen == "dialog", f"{op.name} ran without the confirmation dialog: {call.result()}"
     dialog = op_page.dialog
     with each_on_its_own():
         with check("confirm.buttons-focus"):  # first: where focus starts, before anything else is looked at
-            expect(dialog.action(op.confirmation.action_label)).to_be_visible()
+            expect(dialog.action(op.asks.action_label)).to_be_visible()
             expect(dialog.cancel).to_be_focused()
+            # 「やめる」(secondary) and the action (danger), told apart by their tone too.
+            cancel_tone, action_tone = tone(dialog.cancel), tone(dialog.action(op.asks.action_label))
+            assert action_tone == "danger" and cancel_tone != "danger", (
+                f"the action button reads {action_tone} and 「やめる」 {cancel_tone}: the action is danger, 「やめる」 secondary")
         with check("confirm.title-action"):
             expect(dialog.title).to_have_text(title)
-            expect(dialog.action(op.confirmation.action_label)).to_be_visible()
+            expect(dialog.action(op.asks.action_label)).to_be_visible()
+            picture("confirm.title-action", dialog.root, what=op.name)
         body = dialog.body_text()
         with check("confirm.body"):
             problems = []
@@ -198,7 +195,7 @@ def test_confirming_operation_asks_with_the_tables_dialog(op_page, op_client, op
 # Each operation of the tool that the table does not list, one after another on one page.
 @pytest.mark.rules("confirm.which")
 def test_other_operations_run_without_asking(tool_page, client, tool):
-    turned_on(tool_page, client)
+    switch_on(tool_page, client, logged=True)
     with each_on_its_own():
         for op in contract.operations_of(tool):
             if op.confirmation:
@@ -217,11 +214,11 @@ def test_other_operations_run_without_asking(tool_page, client, tool):
 
 @pytest.mark.rules("confirm.detail")
 def test_disclosure_shows_the_full_content(op_page, op_client, op):
-    if not op.confirmation.detail_field:
+    if not op.asks.detail_field:
         pytest.skip(f"{op.name} passes no content to show")
     args = valid_input(op, op_client, marker="全文の確認 " + "長い行 " * 400)
     asked(op_page, op_client, op, args)
-    content = args[op.confirmation.detail_field]
+    content = args[op.asks.detail_field]
     dialog = op_page.dialog
     # The element that holds the whole content, wherever the page puts it (matched by text).
     holder = dialog.root.get_by_text(content)
@@ -229,8 +226,9 @@ def test_disclosure_shows_the_full_content(op_page, op_client, op):
         expect(holder.filter(visible=True), "the full content is on screen before the Disclosure is opened").to_have_count(0)
         shown = dialog.open_detail()
         expect(holder, "the opened Disclosure does not show the full content").to_be_visible()
+        picture("confirm.detail", dialog.root, what=op.name)
         assert content in shown, (
-            f"the Disclosure does not show the whole {op.confirmation.detail_field} ({len(content)} characters)")
+            f"the Disclosure does not show the whole {op.asks.detail_field} ({len(content)} characters)")
 
 
 # Runs in the page within one task, so the operation has not finished yet: press the action,
@@ -286,10 +284,12 @@ CLOSED_AT_ONCE_MS = 300
 def test_action_is_busy_and_the_dialog_stays_until_done(op_page, op_client, op):
     # A paragraph long enough that rendering the deck (about a second) outlasts a late page's
     # rendering of the busy button.
-    marker = "大きな本文の行です。" * 1_000 if op.name == "slides_write" else "harness"
+    marker = "大きな本文の行です。" * 1_000 if op.asks.detail_field else "harness"
     call = asked(op_page, op_client, op, valid_input(op, op_client, marker=marker))
     call_id = call.id if drivers.of(op_client).has(drivers.PAGE_CALL_ID) else None
-    state = op_page.page.evaluate(PRESS_ACTION_THEN_TRY_TO_CLOSE, [op.confirmation.action_label, "やめる", call_id])
+    state = op_page.page.evaluate(PRESS_ACTION_THEN_TRY_TO_CLOSE, [op.asks.action_label, "やめる", call_id])
+    if op_page.page.evaluate("window.__harnessBusy.busySeen && window.__harnessBusy.closedAfterMs === null"):
+        picture("confirm.busy", op_page.dialog.root, what=op.name)  # busy, and still running
     with check("confirm.busy"):
         assert state == {"openAfterAction": True, "openAfterClosingAttempts": True}, (
             f"pressing the action, then 「やめる」, Esc or the backdrop closed the dialog while {op.name} ran: {state}")
@@ -314,14 +314,19 @@ def test_action_is_busy_and_the_dialog_stays_until_done(op_page, op_client, op):
 
 # --- 「このページでは今後尋ねない」 ----------------------------------------------------------
 
-@pytest.mark.rules("confirm.skip")
+@pytest.mark.rules("confirm.skip", "storage.skip-keeps-enabled")
 def test_dont_ask_then_action_stops_asking_for_seven_days(op_page, op_client, op):
     call = asked(op_page, op_client, op, valid_input(op, op_client))
+    enabled_until = (op_page.storage.read() or {}).get("enabledUntil")
     op_page.dialog.dont_ask.check()
     before = op_page.storage.now()
-    op_page.dialog.action(op.confirmation.action_label).click()
+    op_page.dialog.action(op.asks.action_label).click()
     assert call.result()["ok"] is True
     after = op_page.storage.now()
+    with check("storage.skip-keeps-enabled"):
+        stored = op_page.storage.read() or {}
+        assert stored.get("enabledUntil") == enabled_until, (
+            f"choosing 「このページでは今後尋ねない」 changed enabledUntil from {enabled_until} to {stored.get('enabledUntil')}")
     with check("confirm.skip"):
         stored = op_page.storage.read() or {}
         skip = stored.get("skipConfirmUntil")
@@ -338,7 +343,7 @@ def test_dont_ask_then_action_stops_asking_for_seven_days(op_page, op_client, op
 def test_dont_ask_is_gone_once_the_switch_goes_off(op_page, op_client, op):
     confirmed_with_dont_ask(op_page, op_client, op)
     op_page.turn_off()
-    turned_on(op_page, op_client)
+    switch_on(op_page, op_client, logged=True)
     again, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client, marker="オンに戻した後"))
     with check("storage.skip-cleared-on-off"):
         assert seen == "dialog", f"{op.name} ran without asking after the switch went off and on: {again.result()}"
@@ -353,7 +358,7 @@ def test_dont_ask_is_gone_once_the_switch_expires(context, clocked_page, client_
     confirmed_with_dont_ask(clocked_page, client, op)
     let_time_pass(context, clocked_page, 61_000, real_time)
     expect(clocked_page.switch).not_to_be_checked()
-    turned_on(clocked_page, client)
+    switch_on(clocked_page, client, logged=True)
     again, seen = start_and_see(clocked_page, client, op.name, valid_input(op, client, marker="期限の後"))
     with check("storage.skip-cleared-on-expiry"):
         assert seen == "dialog", f"{op.name} ran without asking after the switch expired and went on again: {again.result()}"
@@ -372,7 +377,7 @@ def test_dont_ask_chosen_in_another_tab_applies_here(op_page, op_client, open_to
     other.dialog.dont_ask.check()
     # This tab hears of the choice by the storage event; its own listener runs before the harness's.
     op_page.page.evaluate(AWAIT_SKIP_STORED, op_page.storage.key)
-    other.dialog.action(op.confirmation.action_label).click()
+    other.dialog.action(op.asks.action_label).click()
     assert call.result()["ok"] is True
     op_page.page.wait_for_function("() => window.__harnessSkipStored")
     again, seen = start_and_see(op_page, op_client, op.name, valid_input(op, op_client, marker="二回目"))
@@ -465,10 +470,8 @@ def next_dialog_rendered(tool_page: ToolPage, answered_button) -> None:
     """Wait until the dialog on screen no longer holds the button just pressed: a page that renders
     late still shows the answered dialog, whose buttons answer nothing. A page that shows the next
     dialog in the very same elements cannot be told apart: after a short wait it is taken as shown."""
-    try:
+    with contextlib.suppress(PlaywrightTimeoutError):
         tool_page.page.wait_for_function(NEXT_DIALOG_RENDERED, arg=answered_button, timeout=2_000 * limits.SCALE)
-    except PlaywrightTimeoutError:
-        pass
 
 
 @pytest.mark.rules("confirm.queue")
@@ -479,16 +482,17 @@ def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, o
         queued.append(op_client.start(op.name, valid_input(op, op_client, marker=marker)))
         with check("confirm.queue"):
             arrived(op_client, op)
+    picture("confirm.queue", op_page.dialog.root, what=op.name)  # the first dialog, the others waiting
     with check("confirm.queue"):
         expect(op_page.dialog.root).to_have_count(1)
         # Answer whichever dialog is shown: 「やめる」, then the action, then 「やめる」 — each once the
         # answer before it has been decided (the action's operation has run).
         results, answered_button = [], None
-        for answered, pending in zip(("cancel", "action", "cancel"), (shown, *queued)):
+        for answered, pending in zip(("cancel", "action", "cancel"), (shown, *queued), strict=True):
             expect(op_page.dialog.root).to_be_visible()
             if answered_button is not None:
                 next_dialog_rendered(op_page, answered_button)
-            button = op_page.dialog.cancel if answered == "cancel" else op_page.dialog.action(op.confirmation.action_label)
+            button = op_page.dialog.cancel if answered == "cancel" else op_page.dialog.action(op.asks.action_label)
             answered_button = button.element_handle(timeout=limits.EXPECT_MS)
             button.click()
             # The call whose turn it is must be the one answered; another call's dialog would leave
@@ -504,7 +508,7 @@ def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, o
 @pytest.mark.rules("confirm.timeout")
 def test_open_dialog_is_declined_after_50_seconds(context, clocked_page, client_for, op, real_time):
     client = client_for(clocked_page)
-    turned_on(clocked_page, client)
+    switch_on(clocked_page, client, logged=True)
     # The 50 s run from the call's arrival, somewhere between starting it and seeing its dialog
     # (a page may render it late): to 49 s after the start, then past 50 s after the dialog showed.
     before = clocked_page.storage.now()
@@ -529,7 +533,7 @@ def test_queued_call_past_its_50_seconds_is_declined_without_a_dialog(context, c
     if real_time:
         pytest.skip("late timers need the fake clock")
     client = client_for(clocked_page)
-    turned_on(clocked_page, client)
+    switch_on(clocked_page, client, logged=True)
     first = asked(clocked_page, client, op, valid_input(op, client, marker="一つ目"))
     queued = client.start(op.name, valid_input(op, client, marker="二つ目"))
     arrived(client, op)
@@ -606,8 +610,8 @@ def test_check_fails_before_any_dialog(tab_of, client_for, op):
     """An input its check refuses (a text over 1 MB, a file that is not there): the failure, no dialog."""
     tool_page = tab_of(op.tool)
     client = client_for(tool_page)
-    turned_on(tool_page, client)
-    field = op.confirmation.detail_field
+    switch_on(tool_page, client, logged=True)
+    field = op.asks.detail_field
     args, code = ({field: "x" * (contract.ONE_MEGABYTE + 1)}, "too_large") if field else ({"path": "no-such-file-harness.txt"}, "not_found")
     checked_before_asking(tool_page, client, op, args, code)
 
@@ -619,7 +623,7 @@ def test_check_fails_before_any_dialog_without_an_open_document(open_tool, clien
     """An operation that takes no input fails its check where no document is open: not_ready, no dialog."""
     tool_page = open_tool(op.tool, "empty_page")
     client = client_for(tool_page)
-    turned_on(tool_page, client, expect_ready=False)
+    switch_on(tool_page, client, ready=False, logged=False)
     checked_before_asking(tool_page, client, op, valid_input(op, client), "not_ready")
 
 

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from harness import contract, limits
-from harness.checks import check
+from harness.checks import check, picture
 from harness.clients import InPageClient
 from harness.pages import SWITCH_LABEL, ai_scripts, new_tool_page, scripts_loaded
 
@@ -50,6 +50,7 @@ def test_embedded_page_with_stored_on_registers_nothing(open_tool, scripts_when_
     with check("embedding.no-header"):
         expect(frame.get_by_role("banner")).to_have_count(0)
         expect(frame.get_by_role("switch", name=SWITCH_LABEL)).to_have_count(0)
+        picture("embedding.no-header", frame_element, what=embedding)
     registered = frame_handle.evaluate(
         "async () => document.modelContext ? (await document.modelContext.getTools()).filter((t) => !t.window || t.window === window).map((t) => t.name) : []"
     )

@@ -14,8 +14,9 @@ import pytest
 from playwright.sync_api import expect
 
 from harness import clients, contract, drivers, limits, tools
-from harness.checks import check, each_on_its_own
-from harness.pages import ToolPage, seconds_of_day
+from harness.agent import switch_on
+from harness.checks import check, each_on_its_own, picture
+from harness.pages import SAVED_TEXT, ToolPage, seconds_of_day
 from harness.tools import valid_input
 
 # A declined call needs an operation that asks (sql has none).
@@ -26,19 +27,10 @@ DETAIL_CHARS = 10_000
 DETAIL_MARGIN = 100  # an opened text may stop a little short of 10,000 (a cut line, a marker)
 ELLIPSES = ("…", "...")
 BADGES = {"ok": "成功", "declined": "中止", "failure": "失敗"}  # StatusBadge success, neutral, danger
+TONES = {"ok": "success", "declined": "neutral", "failure": "danger"}
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def turned_on(tool_page: ToolPage, client) -> None:
-    """Switch on, wait for the operations and for the tool to load (those reads are logged too)."""
-    tool_page.turn_on()
-    client.wait_for_tools({op.name for op in contract.operations_of(tool_page.tool)})
-    read = contract.reader_of(tool_page.tool)
-    loaded = client.call_when_ready(read.name, read.example)
-    assert loaded["ok"] is True, f"{tool_page.tool} never became ready: {loaded}"
-    tool_page.log.wait_for_success_row(read.name)
 
 
 def text_call(tool: str, text: str) -> tuple[str, dict]:
@@ -123,7 +115,7 @@ def logged(tool_page: ToolPage, client, name: str, args: dict, confirm: bool = F
     dialog = tool_page.dialog
     expect(dialog.root.or_(rows.nth(len(before))).first).to_be_visible()
     if dialog.root.count():
-        (dialog.action(contract.BY_NAME[name].confirmation.action_label) if confirm else dialog.cancel).click()
+        (dialog.action(contract.by_name(name).asks.action_label) if confirm else dialog.cancel).click()
     result = call.result()
     expect(rows).to_have_count(min(len(before) + 1, 200))
     return Logged(name, args, result, added_row(before, row_texts(tool_page)))
@@ -158,7 +150,8 @@ def summary_problem(what: str, shown: str, full_texts: list[str]) -> str | None:
 
 @pytest.fixture
 def on(tool_page, client):
-    turned_on(tool_page, client)
+    """The tool on and loaded, its ready read's row on screen (those reads are logged too)."""
+    switch_on(tool_page, client, logged=True)
     return tool_page
 
 
@@ -185,7 +178,7 @@ GAP_BELOW_PANEL = """(parts) => {
 BOTTOM_EDGE_PX = 32
 
 
-@pytest.mark.tool("sql", "go", "slides", "excalidraw", "drawio")  # Node's log is a tab of its bottom pane
+@pytest.mark.tool(*tools.WITH_LOG_PANEL)  # the others' log is a tab of their page's bottom pane
 @pytest.mark.rules("page.log-at-bottom")
 def test_log_sits_at_the_bottom_edge_of_the_page(tool_page):
     """「…のページは、下端に、操作の記録の欄を置く場所を持つ」."""
@@ -196,7 +189,7 @@ def test_log_sits_at_the_bottom_edge_of_the_page(tool_page):
         assert gap <= BOTTOM_EDGE_PX, f"the panel 「AI からの操作」 ends {gap:.0f} px above the bottom of the page"
 
 
-@pytest.mark.tool("sql", "go", "slides", "excalidraw", "drawio")  # Node's log is a tab of its bottom pane
+@pytest.mark.tool(*tools.WITH_LOG_PANEL)  # the others' log is a tab of their page's bottom pane
 @pytest.mark.rules("log.collapsible")
 def test_collapsed_log_shows_its_title_and_the_last_row(on, client):
     log = on.log
@@ -211,6 +204,7 @@ def test_collapsed_log_shows_its_title_and_the_last_row(on, client):
         for index in range(count - 1):
             expect(log.rows.nth(index)).to_be_hidden()
         expect(log.connect_help).to_be_hidden()
+        picture("log.collapsible", log.toggle, log.rows.nth(count - 1))
         log.expand()
         for index in range(count):
             expect(log.rows.nth(index)).to_be_visible()
@@ -266,6 +260,7 @@ def test_each_call_is_a_row_of_text_kept_in_memory_only(on, client):
             # The whole result as written (strings raw), up to where 10,000 characters may end.
             missing = log.open_row(call.row).missing(call.result)
             assert not missing, f"the opened row does not show {read.name}'s result as written: {missing[:5]}"
+            picture("log.detail", log.root)
 
         markup = "<img src=x onerror=window.__pwned=1>"
         call = logged(on, client, *text_call(on.tool, markup))
@@ -275,10 +270,13 @@ def test_each_call_is_a_row_of_text_kept_in_memory_only(on, client):
             expect(log.root.locator("img")).to_have_count(0)
             assert on.page.evaluate("window.__pwned") is None, "the markup in the arguments ran"
 
+        # The marker in the arguments of a call refused for a property outside its schema: it is logged,
+        # and nothing of the tool (a file, a document it saves of its own) keeps it.
         marker = f"harness-marker-{secrets.token_hex(6)}"
-        logged(on, client, *text_call(on.tool, marker))
+        name, args = text_call(on.tool, marker)
+        logged(on, client, name, {**args, "harnessUnexpected": True})
         logged(on, client, *failing_call(on.tool))
-        stored = on.page.evaluate(STORED_TEXT)
+        stored = on.page.evaluate(SAVED_TEXT)
         with check("log.memory-only"):
             assert marker not in stored, "the log's arguments were written to localStorage or IndexedDB"
 
@@ -290,15 +288,18 @@ def test_badges_say_success_declined_and_failure_in_words(on, client):
     read = contract.reader_of(on.tool)
     succeeded = logged(on, client, read.name, read.example)
     assert succeeded.result["ok"] is True, succeeded.result
-    with check("log.badge", subject="ok"):
-        assert log.row(succeeded.row).badge == BADGES["ok"]
     declined = declined_call(on, client)
-    with check("log.badge", subject="declined"):
-        assert log.row(declined.row).badge == BADGES["declined"]
     failed = logged(on, client, *failing_call(on.tool))
     assert failed.result["ok"] is False and failed.result["error"]["code"] != "declined", failed.result
-    with check("log.badge", subject="failure"):
-        assert log.row(failed.row).badge == BADGES["failure"]
+    # The state in words, and the tone: success green, danger red, neutral grey (tone_of says how it is read).
+    with each_on_its_own():
+        for kind, call in (("ok", succeeded), ("declined", declined), ("failure", failed)):
+            with check("log.badge", subject=kind):
+                assert log.row(call.row).badge == BADGES[kind]
+            with check("log.badge", subject=f"{kind} tone"):
+                assert log.badge_tone(call.row) == TONES[kind], (
+                    f"the {kind} row's StatusBadge reads {log.badge_tone(call.row)}, not {TONES[kind]}")
+    picture("log.badge", *(log.rows.nth(call.row) for call in (succeeded, declined, failed)))
 
 
 @ASKS
@@ -396,29 +397,6 @@ def test_rows_stay_while_the_switch_is_off_and_go_with_a_reload(on, client):
         on.log.expect_shown()
         with check("log.lifetime", subject="reload"):
             expect(on.log.rows).to_have_count(0)
-
-
-STORED_TEXT = """async () => {
-  const texts = [];
-  for (let i = 0; i < localStorage.length; i++) texts.push(localStorage.key(i), localStorage.getItem(localStorage.key(i)));
-  for (const { name } of (await indexedDB.databases?.()) ?? []) {
-    const db = await new Promise((resolve, reject) => {
-      const request = indexedDB.open(name);
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
-    });
-    for (const store of db.objectStoreNames) {
-      const all = await new Promise((resolve) => {
-        const request = db.transaction(store).objectStore(store).getAll();
-        request.onsuccess = () => resolve(request.result);
-        request.onerror = () => resolve([]);
-      });
-      try { texts.push(JSON.stringify(all)); } catch { texts.push(String(all)); }
-    }
-    db.close();
-  }
-  return texts.join('\\n');
-}"""
 
 
 # --- calls still running ---------------------------------------------------------------------

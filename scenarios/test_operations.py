@@ -1,6 +1,11 @@
 """Every operation of the tool can be called and answers with a JSON result (ADR-0044 Decisions
 4 and 5; the Verification table's rows, one per call path)."""
 
+import json
+import re
+import secrets
+from urllib.parse import quote
+
 import pytest
 from playwright.sync_api import expect
 
@@ -13,7 +18,7 @@ def start_answered(tool_page, client, op, arguments):
     """Start a call; a confirming operation's dialog is answered with its action button."""
     call = client.start(op.name, arguments)
     if op.confirmation:
-        tool_page.dialog.action(op.confirmation.action_label).click()
+        tool_page.dialog.action(op.asks.action_label).click()
     return call
 
 
@@ -73,7 +78,7 @@ def test_switch_on_then_one_read_succeeds(open_tool, client_for, tool, call_path
         assert result["ok"] is True, f"{read.name} answered {result}"
 
 
-@pytest.mark.rules("network.local-only")
+@pytest.mark.rules("network.local-only", "network.no-content")
 @pytest.mark.one_driver("what the page contacts is the page's, whichever way a call arrives")
 @pytest.mark.new_context("a warm tab's cached files would never be requested, so never seen")
 def test_page_contacts_only_its_origin_and_the_local_relay(relay, tool_page, client, tool, target, call_path):
@@ -82,16 +87,69 @@ def test_page_contacts_only_its_origin_and_the_local_relay(relay, tool_page, cli
     tool_page.turn_on()
     registered = {info.name: info for info in client.wait_for_tools(contract.names_of(tool))}
     client.call_when_ready(contract.reader_of(tool).name)
+    sent = SentWhileCalling(tool_page)
     for op in contract.operations_of(tool):
-        valid = valid_input(op, client)
+        valid = valid_input(op, client, marker=f"harness-content-{secrets.token_hex(6)}")
         inputs = [valid]
         for key, schema in registered[op.name].input_schema.get("properties", {}).items():
             inputs += [{**valid, key: value} for value in schema.get("enum", [])]
         for arguments in inputs:
-            start_answered(tool_page, client, op, arguments).result()
+            sent.content(arguments, start_answered(tool_page, client, op, arguments).result())
     tool_page.settle()
     finding(CONTACTED, sorted(tool_page.contacted))
     foreign = sorted(o for o in tool_page.contacted
                      if o not in (target.origin, "data:", "blob:") and not o.startswith(("ws://127.0.0.1:", "ws://[::1]:")))
     with check("network.local-only"):
         assert not foreign, f"the {tool} page contacted {foreign} besides {target.origin} and the local relay"
+    with check("network.no-content"):
+        carried = sent.carrying_content()
+        assert not carried, f"requests of the {tool} page carried the operations' arguments or results: {carried[:3]}"
+
+
+class SentWhileCalling:
+    """What the page sends while the calls run — each request's URL and body, and what its
+    WebSockets send — but to the local relay, which is the way a call's content goes."""
+
+    def __init__(self, tool_page) -> None:
+        self.sent: list[str] = []
+        self.texts: set[str] = set()
+        tool_page.page.on("request", self._request)
+        tool_page.page.on("websocket", self._socket)
+
+    def _request(self, request) -> None:
+        body = request.post_data_buffer
+        self.sent.append(f"{request.method} {request.url} {body.decode(errors='replace') if body else ''}")
+
+    def _socket(self, socket) -> None:
+        if not LOOPBACK.match(socket.url):
+            socket.on("framesent", lambda payload: self.sent.append(f"WebSocket {socket.url} {payload}"))
+
+    def content(self, arguments: dict, result: dict) -> None:
+        """A call's content: the strings of its arguments and result long enough to tell (a
+        marker in each written text) — not the short ones (an id, a file name) a URL may hold anyway —
+        as they are and as a request would carry them: in a URL, in JSON, in JSON inside JSON (a
+        result is a JSON text already)."""
+        for value, shortest in ((arguments, 12), (result, 24)):
+            for text in leaves(value):
+                if len(text) >= shortest:
+                    forms = {text}
+                    for _ in range(2):
+                        forms |= {json.dumps(form, ensure_ascii=ascii)[1:-1] for form in forms for ascii in (True, False)}
+                    self.texts.update({*forms, quote(text)})
+
+    def carrying_content(self) -> list[str]:
+        return [f"{sent[:160]}… carries {text[:40]!r}" for sent in self.sent for text in self.texts if text in sent]
+
+
+LOOPBACK = re.compile(r"^wss?://(127\.0\.0\.1|localhost|\[::1\])[:/]")
+
+
+def leaves(value) -> list[str]:
+    """The strings in a JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in leaves(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in leaves(item)]
+    return []

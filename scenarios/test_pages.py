@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from harness import contract
+from harness import contract, tools
 from harness.checks import check
 from harness.clients import InPageClient
 
@@ -60,13 +60,13 @@ ISOLATION = ("cross-origin-opener-policy", "cross-origin-embedder-policy")
 @pytest.mark.rules("page.isolation-headers")
 def test_isolation_headers_only_on_the_node_page(context, target):
     """「isolation のヘッダは、Node の実行環境のパスにだけ返す」: COOP same-origin and COEP on node's page,
-    neither on any other tool's."""
+    neither on any other tool's (harness/tools: the descriptor says which page gets them)."""
     for tool in target.tools:
         headers = context.request.get(target.page_url(tool)).headers
         sent = {name: headers.get(name) for name in ISOLATION if name in headers}
         with check("page.isolation-headers", subject=tool):
-            if tool == "node":
-                assert sent.get(ISOLATION[0]) == "same-origin", f"node's page sends {sent or 'no isolation headers'}"
-                assert sent.get(ISOLATION[1]) in ("require-corp", "credentialless"), f"node's page sends {sent}"
+            if tools.of(tool).isolation_headers:
+                assert sent.get(ISOLATION[0]) == "same-origin", f"{tool}'s page sends {sent or 'no isolation headers'}"
+                assert sent.get(ISOLATION[1]) in ("require-corp", "credentialless"), f"{tool}'s page sends {sent}"
             else:
                 assert not sent, f"{tool}'s page sends isolation headers: {sent}"

@@ -64,7 +64,7 @@ def test_two_tabs_are_told_apart(target, open_tool, client_for, tool, call_path)
     for client in clients:
         client.wait_for_tools(contract.names_of(tool))
     opened = []  # (the read's document, the profile's page it is of)
-    for tool_page, client, which in zip((first, second), clients, ("page", "other_page")):
+    for tool_page, client, which in zip((first, second), clients, ("page", "other_page"), strict=True):
         # Each tab's title once its document is open (a title set late is the rule broken).
         expect(tool_page.page).to_have_title(re.compile(re.escape(target.document(tool, which).name)))
         info = next(i for i in client.tools() if i.name == read.name)
@@ -112,7 +112,7 @@ def test_relay_validates_enums_before_the_page(listed, client, tool, call_path):
     ]
     if not enum_inputs:
         pytest.skip(f"no {tool} operation has an enum input")
-    info, key, schema = enum_inputs[0]
+    info, key, _schema = enum_inputs[0]
     call = client.start(info.name, {key: "harness-not-in-enum"})
     is_error, text = call.raw()
     with check("relay.input-validation"):
@@ -122,7 +122,7 @@ def test_relay_validates_enums_before_the_page(listed, client, tool, call_path):
 
 @pytest.mark.rules("relay.annotations")
 def test_annotations_reach_the_client(listed, tool, call_path):
-    dropped = {info.name: sorted(contract.BY_NAME[info.name].annotations - info.annotations) for info in listed}
+    dropped = {info.name: sorted(contract.by_name(info.name).annotations - info.annotations) for info in listed}
     dropped = {name: hints for name, hints in dropped.items() if hints}
     finding(RELAY_DROPPED_ANNOTATIONS, dropped)
     with check("relay.annotations"):

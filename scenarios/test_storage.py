@@ -7,9 +7,10 @@ import pytest
 from playwright.sync_api import expect
 
 from harness import contract
+from harness.agent import switch_on
 from harness.checks import check, each_on_its_own
-from harness.clock import T0, at
 from harness.clients import InPageClient
+from harness.clock import T0, at
 from harness.pages import SEVEN_DAYS_MS
 
 
@@ -169,3 +170,42 @@ def test_switch_works_for_the_page_when_storage_throws(context, open_tool, tool)
     tool_page.page.reload()
     with check("storage.unavailable"):
         expect(tool_page.switch).not_to_be_checked()
+
+
+# Every key of localStorage and every database, object store and key of IndexedDB, with its value.
+STORAGE_SNAPSHOT = """async () => {
+  const kept = {};
+  for (let i = 0; i < localStorage.length; i++) kept[`localStorage ${localStorage.key(i)}`] = localStorage.getItem(localStorage.key(i));
+  const done = (request) => new Promise((resolve, reject) => { request.onsuccess = () => resolve(request.result); request.onerror = () => reject(request.error); });
+  for (const { name } of (await indexedDB.databases?.()) ?? []) {
+    const opening = indexedDB.open(name);
+    opening.onupgradeneeded = () => opening.transaction.abort();
+    let db;
+    try { db = await done(opening); } catch { continue; }
+    for (const store of db.objectStoreNames) {
+      const objects = db.transaction(store).objectStore(store);
+      const [keys, values] = await Promise.all([done(objects.getAllKeys()), done(objects.getAll())]);
+      keys.forEach((key, i) => { let text; try { text = JSON.stringify(values[i]); } catch { text = String(values[i]); } kept[`IndexedDB ${name}/${store}/${JSON.stringify(key)}`] = text; });
+    }
+    db.close();
+  }
+  return kept;
+}"""
+
+
+@pytest.mark.rules("storage.only-key")
+def test_the_switch_keeps_its_state_under_its_key_alone(tool_page, client, tool):
+    """スイッチと「このページでは今後尋ねない」の状態は、localStorage の fd-ai-operations:<ツール> の 1 つの
+    キーに保存する: スイッチをオフにし、またオンにしても、localStorage と IndexedDB で変わるのはそのキーだけ。
+    (The tool on, loaded and read first: what the tool saves of its own as it starts and reads is not the switch's.)"""
+    switch_on(tool_page, client)
+    tool_page.settle()
+    snapshots = [tool_page.page.evaluate(STORAGE_SNAPSHOT)]
+    for turn in (tool_page.turn_off, tool_page.turn_on):
+        turn()
+        snapshots.append(tool_page.page.evaluate(STORAGE_SNAPSHOT))
+    with check("storage.only-key"):
+        for before, after, what in ((snapshots[0], snapshots[1], "off"), (snapshots[1], snapshots[2], "on")):
+            changed = sorted(key for key in before.keys() | after.keys()
+                             if before.get(key) != after.get(key) and key != f"localStorage {tool_page.storage.key}")
+            assert not changed, f"turning the switch {what}, besides {tool_page.storage.key} the page wrote: {changed}"

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from harness import contract, drivers, limits, tools
 from harness.agent import switch_on
-from harness.checks import check
+from harness.checks import check, picture
 from harness.pages import SWITCH_LABEL
 from harness.relay import DESCRIPTION_PREFIX
 
@@ -31,6 +31,7 @@ def test_switch_is_in_the_header_and_off_by_default(tool_page):
         assert right_end["beyond"] == 0 and right_end["gap"] < 64, f"the switch is not at the header's right end: {right_end}"
     with check("switch.default-off"):
         expect(tool_page.switch).not_to_be_checked()
+        picture("switch.default-off", header)
 
 
 @pytest.mark.rules("switch.no-status-text")
@@ -59,6 +60,7 @@ def test_turning_on_registers_exactly_the_tools_operations(tool_page, client, to
         registered = {info.name: info for info in client.wait_for_tools(set(expected))}
         assert set(registered) == set(expected), f"registered {sorted(registered)}, expected {sorted(expected)}"
         tool_page.log.expect_shown()
+        picture("switch.on-registers", tool_page.page.get_by_role("banner"))
     for name, op in expected.items():
         info = registered[name]
         with check("registration.operations", subject=name):

@@ -32,13 +32,13 @@ def system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def test_a_headless_run_launches_the_headless_shell(system):
-    full, shell = system(full=True, shell=True)
+    _full, shell = system(full=True, shell=True)
     resolved = resolve(CONFIGS["chromium"], NOT_PLAYWRIGHTS)
     assert (resolved.executable_path, resolved.source) == (shell, "system headless shell")
 
 
 def test_a_headed_run_launches_the_full_chromium(system):
-    full, shell = system(full=True, shell=True)
+    full, _shell = system(full=True, shell=True)
     assert resolve(CONFIGS["chromium"], NOT_PLAYWRIGHTS, headless=False).executable_path == full
 
 
@@ -62,7 +62,7 @@ def test_a_shell_without_the_full_chromium_names_what_to_install(system):
 
 
 def test_harness_chromium_is_launched_as_it_is(system, monkeypatch: pytest.MonkeyPatch):
-    full, shell = system(full=True, shell=True)
+    full, _shell = system(full=True, shell=True)
     monkeypatch.setenv("HARNESS_CHROMIUM", full)
     assert resolve(CONFIGS["chromium"], NOT_PLAYWRIGHTS).executable_path == full
 

@@ -17,14 +17,13 @@ def test_each_check_is_decided_and_the_first_broken_rule_ends_the_block():
     seen = observed()
     checks.begin(seen)
     try:
-        with pytest.raises(checks.RuleBroken) as raised:
-            with checks.each_on_its_own():
-                with checks.check("confirm.title-action"):
-                    raise AssertionError("wrong title")
-                with checks.check("confirm.body"):
-                    pass
-                with checks.check("confirm.checkbox"):
-                    raise AssertionError("checked")
+        with pytest.raises(checks.RuleBroken) as raised, checks.each_on_its_own():
+            with checks.check("confirm.title-action"):
+                raise AssertionError("wrong title")
+            with checks.check("confirm.body"):
+                pass
+            with checks.check("confirm.checkbox"):
+                raise AssertionError("checked")
     finally:
         checks.begin(None)
     assert raised.value.rule == "confirm.title-action"
@@ -35,11 +34,10 @@ def test_each_check_is_decided_and_the_first_broken_rule_ends_the_block():
 def test_a_step_that_stops_the_block_after_a_broken_rule_leaves_the_rule_as_the_verdict():
     checks.begin(observed())
     try:
-        with pytest.raises(checks.RuleBroken, match="confirm.body"):
-            with checks.each_on_its_own():
-                with checks.check("confirm.body"):
-                    raise AssertionError("no undo sentence")
-                raise RuntimeError("the page went away")
+        with pytest.raises(checks.RuleBroken, match=r"confirm\.body"), checks.each_on_its_own():
+            with checks.check("confirm.body"):
+                raise AssertionError("no undo sentence")
+            raise RuntimeError("the page went away")
     finally:
         checks.begin(None)
 
@@ -47,7 +45,7 @@ def test_a_step_that_stops_the_block_after_a_broken_rule_leaves_the_rule_as_the_
 def test_outside_the_block_a_failing_check_stops_at_once():
     checks.begin(observed())
     try:
-        with pytest.raises(checks.RuleBroken, match="confirm.body"):
+        with pytest.raises(checks.RuleBroken, match=r"confirm\.body"):
             with checks.check("confirm.body"):
                 raise AssertionError("no undo sentence")
             raise AssertionError("not reached")  # pragma: no cover

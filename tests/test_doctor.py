@@ -6,8 +6,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
-
 from harness.paths import ROOT
 from harness.server import FixtureServer, ReferenceConfig
 
@@ -25,7 +23,7 @@ def rows_of(output: str) -> list[list[str]]:
 def test_the_reference_shows_every_page_switch_operation_hook_and_the_relay(noflag_chromium):
     run = doctor("--browser", "chromium-noflag")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    rows = {row[1]: dict(zip(("page", "title", "switch", "operations", "hooks", "relay"), row[2:])) for row in rows_of(run.stdout)}
+    rows = {row[1]: dict(zip(("page", "title", "switch", "operations", "hooks", "relay"), row[2:], strict=True)) for row in rows_of(run.stdout)}
     assert sorted(rows) == sorted(["node", "sql", "go", "slides", "excalidraw", "drawio"])
     for tool, row in rows.items():
         assert (row["page"], row["title"], row["switch"]) == ("ok", "ok", "found"), (tool, row)

@@ -28,7 +28,7 @@ def test_the_browsers_own_webmcp_and_the_extension_need_chromium_with_the_flag()
 
 
 def test_collection_generates_no_run_a_configuration_cannot_carry(collected):
-    ids = collected("scenarios/test_switch.py", "--browser", "chromium", "--browser", "chromium-noflag")
+    ids = collected("scenarios/test_switch.py", "--browser-config", "chromium", "--browser-config", "chromium-noflag")
     native_only = [i for i in ids if i.endswith(("-webmcp]", "-extension]"))]
     assert native_only and all("[chromium-" in i and "[chromium-noflag-" not in i for i in native_only)
     annotations = [i for i in ids if "test_registered_annotations_follow_decision_4" in i]

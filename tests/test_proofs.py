@@ -8,7 +8,7 @@ from harness import faults, latitudes
 from harness.faults import SENTINEL, Fault, judge
 from harness.pytest_plugin import latitudes_apply
 
-FAULT = Fault("queue-lifo", "confirm.queue", "answers the newest first")
+FAULT = Fault("queue-lifo", "confirm.queue", "answers the newest first", "slides")
 SCENARIO = "scenarios/test_confirmation.py::test_confirmations_come_one_at_a_time_in_arrival_order"
 
 
@@ -72,7 +72,7 @@ def test_a_malformed_latitude_entry_is_refused(tmp_path, monkeypatch, entry):
 
 def test_the_sentinel_runs_only_for_the_faults_a_leg_names(collected):
     def proof_items(*args: str) -> list[str]:
-        return collected("scenarios", "--browser", "chromium-noflag", *args)
+        return collected("scenarios", "--browser-config", "chromium-noflag", *args)
 
     proven = ["queue-lifo", "log-at-top"]
     everywhere = proof_items("--prove-faults", ",".join(proven))
@@ -84,8 +84,8 @@ def test_the_sentinel_runs_only_for_the_faults_a_leg_names(collected):
 
 
 def test_the_rest_leg_takes_only_the_faults_no_earlier_leg_observed():
-    other = Fault("log-at-top", "page.log-at-bottom", "puts the log at the top")
-    relay_only = Fault("title-set-late", "relay.two-tabs", "sets the title late", path="relay")
+    other = Fault("log-at-top", "page.log-at-bottom", "puts the log at the top", "slides")
+    relay_only = Fault("title-set-late", "relay.two-tabs", "sets the title late", "slides", path="relay")
     verdicts = [faults.Verdict(FAULT, "chromium", "caught", ""), faults.Verdict(other, "chromium", "not-observable", "")]
     assert faults.unobserved([FAULT, other, relay_only], verdicts) == [other, relay_only]
     missed = [faults.Verdict(FAULT, "chromium", "missed", "")]

@@ -33,7 +33,7 @@ def probe(tmp_path, served, tools: tuple[str, ...], *args: str) -> tuple[list[di
     profile.write_text(reference_as_real(served.origin, 9333, tools), encoding="utf-8")
     env = {**os.environ, "HARNESS_PROBE": str(tmp_path), "PYTHONPATH": str(ROOT / "tests")}
     run = subprocess.run([sys.executable, "-m", "pytest", "scenarios", "-p", "collection_probe", "-p", "no:cacheprovider",
-                          "--target", str(profile), "--browser", "chromium", "--browser", "chromium-noflag", *args],
+                          "--target", str(profile), "--browser-config", "chromium", "--browser-config", "chromium-noflag", *args],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     collected = json.loads(next(tmp_path.glob("collected-*.json")).read_text(encoding="utf-8"))

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from harness import checks, report
+from harness import checks, publish, report
 from harness.results import fold
 from harness.verify import ConfigStatus
 
@@ -46,12 +46,13 @@ def rendered(rows, statuses=STATUSES, lang="ja", ai_tools=REFERENCE_TOOLS, **kw)
 
 
 def rule_line(text: str, rule: str) -> list[str]:
-    line = next(l for l in text.splitlines() if f"`{rule}`" in l)
-    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]][2:]
+    """The rule's cells as words (a cell's link to its picture or artifacts left out)."""
+    line = next(each for each in text.splitlines() if f"`{rule}`" in each)
+    return [re.sub(r"^\[(.+?)\]\([^)]*\)", r"\1", cell.strip()) for cell in re.split(r"(?<!\\)\|", line)[1:-1]][2:]
 
 
 def header(text: str) -> list[str]:
-    line = next(l for l in text.splitlines() if l.startswith("| 節 | 規則 |"))
+    line = next(each for each in text.splitlines() if each.startswith("| 節 | 規則 |"))
     return [cell.strip() for cell in line.split("|")[1:-1]][2:]
 
 
@@ -148,7 +149,7 @@ def test_rule_run_only_on_another_path_is_not_applicable_here():
 def test_in_page_only_run_shows_the_relay_row_and_relay_rules_unverified():
     text = rendered([row(rules=("switch.control",))], call_path=["in-page"])
     assert header(text) == ["chromium · in-page", "chromium-noflag · in-page", "firefox · in-page"]
-    relay_row = next(l for l in text.splitlines() if l.startswith("| MCP-B の relay"))
+    relay_row = next(each for each in text.splitlines() if each.startswith("| MCP-B の relay"))
     assert "未確認" in relay_row
     assert rule_line(text, "relay.names")[0].startswith("未確認 [")
     assert "この実行で走らせていない" in text
@@ -174,7 +175,7 @@ def calls(tool, browser="chromium", path="in-page", outcome="passed", ops=None):
 def test_call_path_row_counts_operations_that_answered_ok():
     rows = [calls(t) for t in ("slides", "excalidraw", "drawio")]
     text = rendered(rows)
-    in_page = next(l for l in text.splitlines() if l.startswith("| ページの中の API"))
+    in_page = next(each for each in text.splitlines() if each.startswith("| ページの中の API"))
     assert "10 個の全てを呼べた" in in_page and "[chromium]" in in_page
     assert "未確認: chromium-noflag、firefox" in in_page
     assert "node、sql、go の 13 個の操作は、配信に無いので未確認である。" in text
@@ -189,7 +190,7 @@ def test_tools_served_but_not_called_are_not_run_rather_than_absent():
 def test_call_path_row_with_a_failure_says_broken_not_all():
     rows = [calls("slides"), calls("drawio", outcome="failed", ops={"drawio_read": "ok", "drawio_write": "not_ready"})]
     text = rendered(rows)
-    in_page = next(l for l in text.splitlines() if l.startswith("| ページの中の API"))
+    in_page = next(each for each in text.splitlines() if each.startswith("| ページの中の API"))
     assert "全て" not in in_page and "不合格: chromium drawio: boom" in in_page
 
 
@@ -231,7 +232,7 @@ def test_check_report_accepts_what_render_wrote(tmp_path, rows):
 def write(folder, rows, text=None, statuses=STATUSES):
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.json").write_text(json.dumps(rows), encoding="utf-8")
-    report.write_reports(folder, rows, report.describe_run(statuses, args(), REFERENCE_TOOLS), ["ja", "en"])
+    publish.write_reports(folder, rows, report.describe_run(statuses, args(), REFERENCE_TOOLS), ["ja", "en"])
     if text:
         (folder / "verification.md").write_text(text, encoding="utf-8")
 
@@ -239,7 +240,7 @@ def write(folder, rows, text=None, statuses=STATUSES):
 def test_check_report_finds_a_cell_the_results_do_not_bear_out(tmp_path):
     rows = [row(outcome="skipped", message="x")]
     text = rendered(rows)
-    line = next(l for l in text.splitlines() if "`switch.control`" in l)
+    line = next(each for each in text.splitlines() if "`switch.control`" in each)
     forged = line.replace("未確認 [1]", "確認済み", 1)
     write(tmp_path, rows, text.replace(line, forged))
     problems = report.check_report(tmp_path)
@@ -264,7 +265,7 @@ def test_merge_of_runs_on_different_browser_sets_is_one_run_over_both(tmp_path):
     second = [ConfigStatus("chromium", False, "not asked for"), STATUSES[1], missing]
     write(tmp_path / "a", flagged, statuses=first)
     write(tmp_path / "b", noflag, statuses=second)
-    report.merge([tmp_path / "a", tmp_path / "b"], tmp_path / "merged", ["ja"])
+    publish.merge([tmp_path / "a", tmp_path / "b"], tmp_path / "merged", ["ja"])
     write(tmp_path / "both", flagged + noflag)
     assert (tmp_path / "merged" / "verification.md").read_text() == (tmp_path / "both" / "verification.md").read_text()
     assert report.check_report(tmp_path / "merged") == ["verification.en.md is missing"]  # only Japanese was asked for
@@ -276,7 +277,7 @@ def test_merge_names_each_machine(tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "results.json").write_text(json.dumps([row(browser="chromium-noflag")]))
     (tmp_path / "b" / "run.json").write_text(json.dumps({**run, "machine": "mac: macOS 15 (arm64, 8 cores)"}))
-    report.merge([tmp_path / "a", tmp_path / "b"], tmp_path / "merged", ["ja"])
+    publish.merge([tmp_path / "a", tmp_path / "b"], tmp_path / "merged", ["ja"])
     text = (tmp_path / "merged" / "verification.md").read_text()
     assert "mac: macOS 15" in text and run["machine"] in text
     assert "on mac: macOS 15" in text
@@ -284,7 +285,7 @@ def test_merge_names_each_machine(tmp_path):
 
 def test_merge_refuses_a_folder_that_is_not_a_run(tmp_path):
     with pytest.raises(SystemExit, match="not a verify folder"):
-        report.merge([tmp_path], tmp_path / "out", ["ja"])
+        publish.merge([tmp_path], tmp_path / "out", ["ja"])
 
 
 def test_merge_of_the_shards_of_one_run_is_that_run(tmp_path):
@@ -292,7 +293,7 @@ def test_merge_of_the_shards_of_one_run_is_that_run(tmp_path):
             row(tool="excalidraw", outcome="failed", broken="switch.control", checked={"switch.control": "failed"})]
     write(tmp_path / "one", rows[0::2])
     write(tmp_path / "two", rows[1::2])
-    report.merge([tmp_path / "one", tmp_path / "two"], tmp_path / "merged", ["ja"])
+    publish.merge([tmp_path / "one", tmp_path / "two"], tmp_path / "merged", ["ja"])
     write(tmp_path / "whole", rows)
     assert (tmp_path / "merged" / "verification.md").read_text() == (tmp_path / "whole" / "verification.md").read_text()
 
@@ -301,7 +302,7 @@ def test_native_only_rows_name_only_configurations_with_the_flag():
     rows = [calls(t, path=p) for t in ("slides", "excalidraw", "drawio") for p in ("in-page", "webmcp", "extension")]
     text = rendered(rows)
     for start in ("| ブラウザ自身の WebMCP", "| 拡張機能の content script"):
-        line = next(l for l in text.splitlines() if l.startswith(start))
+        line = next(each for each in text.splitlines() if each.startswith(start))
         assert "10 個の全てを呼べた" in line and "[chromium]" in line
         assert "chromium-noflag" not in line and "firefox" not in line  # they cannot carry it: absent, not unverified
     # The finding: the registration reached the browser's implementation, as each such path saw it.

@@ -1,5 +1,6 @@
 """The one pytest command behind verify and both proofs (harness/sessions.py)."""
 
+from itertools import pairwise
 from pathlib import Path
 
 from harness.sessions import scenarios_command
@@ -15,8 +16,8 @@ def test_all_scenarios_or_only_the_named_ones():
 def test_each_value_gets_its_own_option():
     command = scenarios_command(workers=1, rows=Path("r.json"), artifacts=Path("a"), browsers=["chromium", "chromium-noflag"],
                                 call_paths=["in-page"], latitudes=["late-ui", "dialog-div"], faults=["log-kept-over-reload"])
-    pairs = list(zip(command, command[1:]))
-    for pair in [("--browser", "chromium"), ("--browser", "chromium-noflag"), ("--call-path", "in-page"),
+    pairs = list(pairwise(command))
+    for pair in [("--browser-config", "chromium"), ("--browser-config", "chromium-noflag"), ("--call-path", "in-page"),
                  ("--latitude", "late-ui"), ("--latitude", "dialog-div"), ("--fault", "log-kept-over-reload")]:
         assert pair in pairs
     assert "--results-json=r.json" in command and "--trace-failures" in command

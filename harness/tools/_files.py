@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from harness import contract
+from harness import schemas
 from harness.tools import Call
 
 FILE = "harness.txt"
 MISSING = "no-such-file-harness.txt"
 
 
-def valid_input(op: contract.Operation, client, marker: str) -> dict | None:
+def valid_input(op: schemas.Operation, client, marker: str) -> dict | None:
     """Reading and deleting take a file the project has (the first one listed; for a read, the first
-    one that reads as text: a project may hold files that are not)."""
+    one that reads as text: a project may hold files that are not); a write writes the marker."""
+    if op.name.endswith("_write_file"):
+        return {"path": FILE, "contents": marker}
     if op.name.endswith(("_read_file", "_delete_file")):
         listed = client.call(f"{op.tool}_list_files", {})
         files = [entry["path"] for entry in listed.get("entries", []) if entry["kind"] == "file"]

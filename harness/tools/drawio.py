@@ -2,7 +2,7 @@
 
 import secrets
 
-from harness import contract
+from harness import schemas
 from harness.tools import Tool
 
 EMPTY_MODEL = '<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/></root></mxGraphModel>'
@@ -13,7 +13,7 @@ def vertex(cell_id: str, label: str, x: int = 40, y: int = 240) -> str:
             f'<mxGeometry x="{x}" y="{y}" width="140" height="60" as="geometry"/></mxCell>')
 
 
-def valid_input(op: contract.Operation, client, marker: str) -> dict | None:
+def valid_input(op: schemas.Operation, client, marker: str) -> dict | None:
     if op.name == "drawio_write":
         return {"xml": EMPTY_MODEL.replace('id="1"', f'id="1" value="{marker}"')}
     if op.name == "drawio_add_cells":
@@ -21,10 +21,24 @@ def valid_input(op: contract.Operation, client, marker: str) -> dict | None:
     return None
 
 
+OPERATIONS = (
+    schemas.Operation("drawio_read", "drawio", "図の XML を返す", frozenset({schemas.READ_ONLY, schemas.UNTRUSTED}), schemas.obj(),
+              schemas.ok({"document": schemas.DOCUMENT, "xml": schemas.STRING}), errors=("not_ready",)),
+    schemas.Operation("drawio_add_cells", "drawio", "図に mxCell を足す", frozenset(), schemas.obj({"cells": schemas.STRING}, ("cells",)),
+              schemas.ok({"count": {"type": "integer", "minimum": 0}}), errors=("invalid_input", "too_large", "not_ready"),
+              example={"cells": '<mxCell id="harness-1" value="A" vertex="1" parent="1"><mxGeometry x="0" y="0" width="80" height="40" as="geometry"/></mxCell>'}),
+    schemas.Operation("drawio_write", "drawio", "図の全体を、渡した XML に置き換える", frozenset({schemas.CONSEQUENTIAL}), schemas.obj({"xml": schemas.STRING}, ("xml",)),
+              schemas.ONLY_OK, schemas.Confirmation("図「{name}」の全体を置き換える", "置き換える", detail_field="xml"),
+              errors=("invalid_input", "too_large", "not_ready", "declined"),
+              example={"xml": '<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/></root></mxGraphModel>'}),
+)
+
+
 TOOL = Tool(
     name="drawio",
     order=6,
     canvas=True,
+    operations=OPERATIONS,
     hooks=("hold_loading", "view"),
     valid_input=valid_input,
     # The whole XML as the text: a summary and a full text of markup, whatever it says.

@@ -1,11 +1,22 @@
 """The Go tool (Yaegi, Design Doc Go を動かすツールの操作): the project's files, its run and its tests."""
 
+from harness import schemas
 from harness.tools import Tool, _files
+
+OPERATIONS = (
+    *schemas.file_operations("go"),
+    schemas.Operation("go_run", "go", "ファイルを実行し、終了コードと出力を返す", frozenset({schemas.CONSEQUENTIAL, schemas.UNTRUSTED}),
+              schemas.obj({"timeoutMs": schemas.TIMEOUT_MS}), schemas.RUN_RESULT, errors=("not_ready", "timeout", "failed")),
+    schemas.Operation("go_test", "go", "テストを実行し、終了コードと出力を返す", frozenset({schemas.CONSEQUENTIAL, schemas.UNTRUSTED}),
+              schemas.obj({"timeoutMs": schemas.TIMEOUT_MS}), schemas.RUN_RESULT, errors=("not_ready", "timeout", "failed")),
+)
+
 
 TOOL = Tool(
     name="go",
     order=3,
     canvas=False,
+    operations=OPERATIONS,
     hooks=("hold_loading", "engine", "binary_file", "editor", "run", "running", "test", "test_running", "output"),
     valid_input=_files.valid_input,
     text_call=lambda text: _files.text_call("go", text),
@@ -22,6 +33,8 @@ TOOL = Tool(
             ("go.list-no-exclude", "保存しないファイルの規則の exclude は使わない(go_list_files は node_modules も返す)"),
             ("go.read-not-text", "ファイルは UTF-8 のテキストで、テキストとして読めないファイルの go_read_file は invalid_input"),
             ("go.read-missing", "go_read_file は、無いファイルに not_found を返す"),
+            ("go.read-current", "go_read_file は、src/go/ のモジュールが持つ今のファイルを返す: エディタが今見せているもの、"
+                                "利用者の保存前の書き換えも"),
             ("go.write", "go_write_file は、ファイルがあれば上書きし、無ければ作り、親のディレクトリが無ければ作る"),
             ("go.write-no-confirm", "go_write_file は、上書きの前に確認を出さない"),
             ("go.delete-files-only", "go_delete_file はファイルだけを消し、ディレクトリは invalid_input、無いパスは not_found"),
@@ -40,6 +53,7 @@ TOOL = Tool(
             ("go.load-outside-timeout", "Yaegi の WASM を読み込んでいないときは、読み込んでから実行し、読み込みの時間は timeoutMs に含めない"),
             ("go.load-failure", "Yaegi の WASM を読み込めないときは、failed を返す"),
             ("go.sandbox", "Yaegi に渡す symbol は stdlib.Symbols だけで、動かすコードは syscall/js、syscall、unsafe を import できない"),
+            ("go.net-http", "Yaegi で動かすコードは、net/http を import できる"),
             ("go.sdk-timeout-described", "go_run と go_test の説明の文に、node_run_command と同じく、MCP の SDK がリクエストを待つ時間の"
                                          "デフォルトの 60 秒のことを書く"),
         )),

@@ -1,17 +1,29 @@
 """The Node runtime (Design Doc 実行環境の操作): files and commands of the project."""
 
+from harness import schemas
 from harness.tools import Tool, _files
+
+OPERATIONS = (
+    *schemas.file_operations("node"),
+    schemas.Operation("node_run_command", "node", "コマンドを実行し、終了コードと出力を返す", frozenset({schemas.CONSEQUENTIAL, schemas.UNTRUSTED}),
+              schemas.obj({"command": schemas.STRING, "args": {"type": "array", "items": schemas.STRING}, "timeoutMs": schemas.TIMEOUT_MS}, ("command",)),
+              schemas.RUN_RESULT, errors=("not_ready", "timeout"),
+              example={"command": "node", "args": ["-v"]}),
+)
+
 
 TOOL = Tool(
     name="node",
     order=1,
     canvas=False,
+    operations=OPERATIONS,
     hooks=("hold_loading", "restart", "excluded_directory"),
     valid_input=_files.valid_input,
     text_call=lambda text: _files.text_call("node", text),
     kept_text_calls=lambda text: _files.kept_text_calls("node", text),
     failing_call=lambda: _files.failing_call("node"),
     log_in_tab=True,
+    isolation_headers=True,
     long_call=lambda marker: ("node_run_command",
                               {"command": "node", "args": ["-e", f"setTimeout(() => console.log({marker!r}), 2000)"]}),
     rules=(

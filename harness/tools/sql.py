@@ -4,6 +4,7 @@ of the agent's own.
 An agent never changes what the page keeps (the input's SQL, the results table), so there is
 no write whose text a read returns."""
 
+from harness import schemas
 from harness.tools import Tool
 
 
@@ -11,12 +12,25 @@ def literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+OPERATIONS = (
+    schemas.Operation("sql_read_query", "sql", "入力欄の SQL を返す", frozenset({schemas.READ_ONLY, schemas.UNTRUSTED}), schemas.obj(), schemas.ok({"sql": schemas.STRING}),
+              errors=("not_ready",)),
+    schemas.Operation("sql_run_query", "sql", "渡した SQL を実行し、結果を返す", frozenset({schemas.CONSEQUENTIAL, schemas.UNTRUSTED}),
+              schemas.obj({"sql": schemas.STRING, "timeoutMs": schemas.TIMEOUT_MS}, ("sql",)),
+              schemas.ok({"results": {"type": "array", "items": schemas.SQL_RESULT}, "ms": schemas.NUMBER}),
+              errors=("not_ready", "timeout", "failed", "too_large"),
+              example={"sql": "select 1"}),
+)
+
+
 TOOL = Tool(
     name="sql",
     order=2,
     canvas=False,
+    operations=OPERATIONS,
     hooks=("hold_loading", "engine", "input", "run", "running", "results", "reset_notice"),
-    valid_input=lambda op, client, marker: None,
+    valid_input=lambda op, client, marker: ({"sql": f"select {literal(marker)} as marker"}
+                                            if op.name == "sql_run_query" else None),
     text_call=lambda text: ("sql_run_query", {"sql": f"select {literal(text)}"}),
     kept_text_calls=None,
     failing_call=lambda: ("sql_run_query", {"sql": "select * from no_such_table_harness"}),
@@ -28,6 +42,9 @@ TOOL = Tool(
                               "sql_run_query は not_ready を返す"),
             ("sql.read-current", "sql_read_query は、入力欄の今の SQL を返す"),
             ("sql.input-untouched", "どちらの操作も、入力欄の SQL を書き換えない"),
+            ("sql.saved-untouched", "利用者が書いて保存した SQL は、エージェントの操作で変わらない: 読み込み直しても、利用者の SQL が出る"),
+            ("sql.one-database", "sql_run_query は、画面の実行のボタンと同じ SqlDatabase で実行する: 一方が書いたものを、もう一方が読める"),
+            ("sql.db-not-kept", "DB の中身は保存しない: ページを読み込み直すと、DB は初期の状態に戻る"),
             ("sql.results-untouched", "sql_run_query の結果は操作の記録の欄にだけ出し、SQL の画面の結果の表は変えない"),
             ("sql.no-confirm", "sql_run_query は確認を出さない。DROP と DELETE を含む SQL も、確認なしで実行する"),
             ("sql.load-outside-timeout", "PGlite を読み込んでいないときは、読み込んでから実行し、読み込みの時間は timeoutMs に含めない"),

@@ -3,11 +3,11 @@
 import json
 
 import pytest
-from canvas_agent import assert_is_open_document, schema_valid_input
+from canvas_agent import assert_is_open_document
 
 from harness import contract, tools
-from harness.checks import check
 from harness.agent import assert_success, every_operation_is_not_ready
+from harness.checks import check
 from harness.loading import HeldLoading
 
 CANVAS = pytest.mark.tool(*tools.CANVAS)
@@ -33,7 +33,7 @@ def test_two_tabs_each_report_their_own_document(target, open_tool, make_agent, 
     opened = [target.document(tool, which) for which in ("page", "other_page")]
     agents = [make_agent(open_tool(tool)), make_agent(open_tool(tool, "other_page"))]
     documents = []
-    for agent, document in zip(agents, opened):
+    for agent, document in zip(agents, opened, strict=True):
         read = agent.client.call(agent.reader)
         with check("canvas.open-document"):
             assert_is_open_document(read, document)
@@ -44,7 +44,7 @@ def test_two_tabs_each_report_their_own_document(target, open_tool, make_agent, 
 
 def canvas_operations_are_not_ready(tool_page, client):
     """Each operation called with an input its schema accepts."""
-    every_operation_is_not_ready(tool_page, client, "canvas.not-ready", lambda op: schema_valid_input(client, op))
+    every_operation_is_not_ready(tool_page, client, "canvas.not-ready", lambda op: tools.schema_valid_input(client, op))
 
 
 @CANVAS

@@ -7,9 +7,9 @@ from canvas_agent import assert_is_open_document
 from playwright.sync_api import expect
 
 from harness import contract
+from harness.agent import assert_success
 from harness.checks import check
 from harness.tools.drawio import EMPTY_MODEL, vertex
-from harness.agent import assert_success
 
 pytestmark = pytest.mark.tool("drawio")
 
@@ -49,7 +49,7 @@ def test_added_cells_are_read_back_and_shown(agent, tool_page):
         result = agent.ok("drawio_add_cells", {"cells": cells})
         assert result["count"] == 2, result
         after = agent.read()["xml"]
-        assert cell_ids(after) == cell_ids(before) + ["harness-a", "harness-b"], after
+        assert cell_ids(after) == [*cell_ids(before), "harness-a", "harness-b"], after
     shown = editor(tool_page)  # what the user sees is 未確認 where the profile gives no view
     with check("drawio.add-cells"):
         for label in ("ハーネスの四角A", "ハーネスの四角B"):

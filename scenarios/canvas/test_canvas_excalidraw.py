@@ -1,14 +1,13 @@
 """The Excalidraw tool's operations (Design Doc 操作の一覧, 入力と結果)."""
 
-import time
 
 import pytest
 from canvas_agent import assert_is_open_document
 from jsonschema.validators import validator_for
 
-from harness import contract
-from harness.checks import check, each_on_its_own
+from harness import contract, limits
 from harness.agent import assert_success
+from harness.checks import check, each_on_its_own
 
 pytestmark = pytest.mark.tool("excalidraw")
 
@@ -63,12 +62,8 @@ class Scene:
 
     def until(self, holds, colours=(), timeout: float = 10.0) -> dict:
         """The first still look (the same as the one 0.2 s before) for which `holds`; else the last one."""
-        deadline = time.monotonic() + timeout
-        while True:
-            look = self.look(colours)
-            if (look["still"] and holds(look)) or time.monotonic() > deadline:
-                return look
-            time.sleep(0.2)
+        look, _ = limits.poll(lambda: self.look(colours), lambda seen: seen["still"] and holds(seen), timeout, pause=0.2)
+        return look
 
     def kept_when_still(self, colours=()) -> dict:
         """Wait until the drawing is still and keep it as the picture `changed` compares with."""

@@ -4,10 +4,9 @@ import pytest
 from canvas_agent import assert_is_open_document
 from playwright.sync_api import expect
 
-from harness import contract, drivers
-from harness.checks import check
-from harness.tools.slides import registered_enum
+from harness import contract, drivers, tools
 from harness.agent import assert_success
+from harness.checks import check
 
 pytestmark = pytest.mark.tool("slides")
 
@@ -26,7 +25,7 @@ def theme_picker(tool_page):
 
 def themes_of(agent) -> list[str]:
     """The theme enum slides_set_theme registered."""
-    return registered_enum(agent.client, "slides_set_theme", "theme")
+    return tools.registered_enum(agent.client, "slides_set_theme", "theme")
 
 
 @pytest.mark.rules("slides.read", "canvas.open-document")

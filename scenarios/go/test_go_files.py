@@ -1,14 +1,14 @@
-"""go's four file operations (Design Doc Go を動かすツールの操作): node's contract, with directories
-that may be empty, no exclude rule, and the editor and IndexedDB updated as by the user."""
+"""go's own file rules (Design Doc Go を動かすツールの操作): directories that may be empty, no exclude
+rule, text, and the editor and IndexedDB updated as by the user; the rules it shares with node are
+scenarios/test_files.py's."""
 
 import pytest
 from go_agent import is_field, reloaded, text_of, write, write_all
 from playwright.sync_api import expect
 
-from harness import contract, drivers
+from harness import drivers
 from harness.agent import assert_success
 from harness.checks import check
-from harness.clients import start_and_see
 
 pytestmark = pytest.mark.tool("go")
 
@@ -19,32 +19,6 @@ def listed(agent, path: str | None = None) -> dict:
     result = agent.client.call("go_list_files", {} if path is None else {"path": path})
     assert_success("go_list_files", result)
     return {entry["path"]: entry["kind"] for entry in result["entries"]}
-
-
-@pytest.mark.rules("go.relative-paths")
-def test_paths_outside_or_absolute_are_invalid_input(agent, folder):
-    """パスは相対パスだけ: .. で外へ出るパスと絶対パスは invalid_input。"""
-    for path in ("../outside.txt", f"{folder}/../../outside.txt", "/etc/hostname", "/main.go"):
-        with check("go.relative-paths", subject=path):
-            agent.fails("go_read_file", {"path": path}, "invalid_input")
-            agent.fails("go_write_file", {"path": path, "contents": "x"}, "invalid_input")
-            agent.fails("go_delete_file", {"path": path}, "invalid_input")
-    with check("go.relative-paths", subject="list"):
-        agent.fails("go_list_files", {"path": "../"}, "invalid_input")
-
-
-@pytest.mark.rules("go.list-all-levels")
-def test_list_returns_every_level_under_path(agent, folder):
-    """go_list_files は path の下の全ての階層を返し、path を省くと全体を返す。"""
-    write(agent, f"{folder}/a/b/c.txt", "c")
-    write(agent, f"{folder}/top.txt", "t")
-    expected = {f"{folder}/a": "directory", f"{folder}/a/b": "directory", f"{folder}/a/b/c.txt": "file",
-                f"{folder}/top.txt": "file"}
-    under, whole = listed(agent, folder), listed(agent)
-    with check("go.list-all-levels", subject="path"):
-        assert under == expected, f"go_list_files({folder!r}) gave {under}"
-    with check("go.list-all-levels", subject="whole"):
-        assert expected.items() <= whole.items(), f"the whole list lacks {set(expected) - set(whole)}"
 
 
 @pytest.mark.rules("go.list-empty-directories")
@@ -97,62 +71,26 @@ def test_a_file_that_is_not_text_is_invalid_input(agent, target):
         agent.fails("go_read_file", {"path": path}, "invalid_input")
 
 
-@pytest.mark.rules("go.read-missing")
-def test_a_missing_file_is_not_found(agent, folder):
-    with check("go.read-missing"):
-        agent.fails("go_read_file", {"path": f"{folder}/missing.go"}, "not_found")
-
-
-@pytest.mark.rules("go.write")
-def test_write_creates_parents_and_overwrites(agent, folder):
-    """go_write_file は、ファイルがあれば上書きし、無ければ作り、親のディレクトリが無ければ作る。"""
-    path = f"{folder}/new/deep/file.txt"
-    created = agent.client.call("go_write_file", {"path": path, "contents": "first"})
-    with check("go.write", subject="parents"):
-        assert_success("go_write_file", created)
-        assert created["path"] == path, created
-        assert listed(agent, folder).get(f"{folder}/new/deep") == "directory"
-    write(agent, path, "second")
-    with check("go.write", subject="overwrite"):
-        assert agent.ok("go_read_file", {"path": path})["contents"] == "second"
-
-
-@pytest.mark.rules("go.write-no-confirm")
-def test_write_never_asks(agent, tool_page, folder):
-    """go_write_file は、上書きの前に確認を出さない。"""
-    path = f"{folder}/asked.txt"
-    for contents, subject in (("first", "new file"), ("second", "overwrite")):
-        pending, asked = start_and_see(tool_page, agent.client, "go_write_file", {"path": path, "contents": contents})
-        if asked:
-            tool_page.dialog.cancel.click()
-        with check("go.write-no-confirm", subject=subject):
-            assert not asked, f"go_write_file asked ({subject})"
-            assert_success("go_write_file", pending.result())
-
-
-@pytest.mark.rules("go.delete-files-only")
-def test_delete_takes_files_only(agent, folder):
-    """go_delete_file はファイルだけを消す: ディレクトリは invalid_input、無いパスは not_found。"""
-    path = f"{folder}/sub/file.txt"
-    write(agent, path, "x")
-    with check("go.delete-files-only", subject="directory"):
-        agent.fails("go_delete_file", {"path": f"{folder}/sub"}, "invalid_input")
-        assert agent.ok("go_read_file", {"path": path})["contents"] == "x"
-    with check("go.delete-files-only", subject="missing"):
-        agent.fails("go_delete_file", {"path": f"{folder}/missing.txt"}, "not_found")
-    _, deleted = agent.confirm("go_delete_file", {"path": path})
-    with check("go.delete-files-only", subject="file"):
-        assert_success("go_delete_file", deleted)
-        agent.fails("go_read_file", {"path": path}, "not_found")
-
-
-@pytest.mark.rules("limits.one-megabyte")
-def test_contents_over_one_megabyte_of_utf8_is_too_large(agent, folder):
-    """contents は UTF-8 で 1 MB まで(文字ではなくバイト): 350,000 文字の日本語(1.05 MB)は too_large。"""
-    path = f"{folder}/large.txt"
-    with check("limits.one-megabyte"):
-        agent.fails("go_write_file", {"path": path, "contents": "あ" * 350_000}, "too_large")
-        agent.fails("go_read_file", {"path": path}, "not_found")
+@pytest.mark.rules("go.read-current")
+@pytest.mark.profile("editor")
+def test_read_returns_what_the_editor_holds_now(agent, tool_page, target):
+    """go_read_file は今のファイルを読む: 利用者がエディタで書き換えた直後(保存の前)の中身を返す。"""
+    editor = tool_page.page.locator(target.hook("go", "editor"))
+    shown = text_of(editor)
+    files = [path for path, kind in listed(agent).items() if kind == "file"]
+    open_file = next((path for path in files if agent.client.call("go_read_file", {"path": path}).get("contents") == shown), None)
+    assert open_file, "no file of the project holds what the editor shows"
+    typed = "// harness: typed by the user\n"
+    if is_field(editor):
+        editor.fill(typed + shown)
+    else:  # an editor of its own markup (CodeMirror, Monaco): typed at its start
+        editor.click()
+        tool_page.page.keyboard.press("Control+Home")
+        tool_page.page.keyboard.type(typed)
+    now = text_of(editor)
+    with check("go.read-current"):
+        read = agent.client.call("go_read_file", {"path": open_file})
+        assert read.get("contents") == now, f"go_read_file({open_file}) does not return what the editor holds now: {read}"
 
 
 @pytest.mark.rules("go.editor-saved")

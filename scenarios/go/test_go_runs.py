@@ -4,12 +4,12 @@ result and in the pane, the copy of the files a run takes, its time limit, and w
 import re
 
 import pytest
-from go_agent import MAIN, part, program, ran, run, text_of, write, write_main
+from go_agent import MAIN, part, program, ran, run, write, write_main
 from playwright.sync_api import expect
 
-from harness import drivers, limits
+from harness import contract, drivers, limits
 from harness.agent import assert_success, times_out_at_30_seconds
-from harness.checks import check, each_on_its_own
+from harness.checks import check, each_on_its_own, picture
 
 pytestmark = pytest.mark.tool("go")
 
@@ -50,6 +50,8 @@ def test_test_runs_every_packages_tests_and_returns_their_output_as_is(agent, fo
         for line in ("=== RUN   TestHarnessAdd", "--- PASS: TestHarnessAdd", "--- FAIL: TestHarnessSub", "harness-failed",
                      "--- PASS: TestHarnessMore"):
             assert line in output, f"{line!r} is not in go_test's output: {output[-2000:]!r}"
+        # The output as it is, not split into each test's result: exitCode, output, truncated and no more.
+        assert_success("go_test", result)
     with check("go.exit-codes", subject="failing test"):
         assert_success("go_test", result)
         assert result["exitCode"] == 1, result
@@ -79,6 +81,16 @@ def test_os_exit_gives_its_code_and_a_panic_2(agent):
     with check("go.exit-codes", subject="panic"):
         assert_success("go_run", panicked)
         assert panicked["exitCode"] == 2 and "harness-panic" in panicked["output"], panicked
+
+
+@pytest.mark.rules("go.net-http")
+def test_code_can_import_net_http(agent):
+    """Yaegi で動かすコードは、net/http を import できる(リクエストの扱いは ADR-0064 のもの: ここでは送らない)。"""
+    write_main(agent, 'fmt.Println("harness-status", http.StatusOK)', "fmt", "net/http")
+    result = run(agent)
+    with check("go.net-http"):
+        assert_success("go_run", result)
+        assert result["exitCode"] == 0 and "harness-status 200" in result["output"], f"a program importing net/http: {result}"
 
 
 # Each package one after another on one page; syscall/js last, the one whose program could leave a
@@ -132,6 +144,7 @@ def test_past_its_timeout_the_run_is_stopped_and_the_output_so_far_returned(agen
     result = run(agent, timeout_ms=1000)
     with check("go.timeout", subject="result"):
         assert result.get("ok") is False and result["error"]["code"] == "timeout", result
+        contract.assert_shape(contract.RUN_TIMEOUT, result, "a timeout is error, the output so far and truncated")
         assert f"harness-before-{folder}" in result.get("output", ""), f"the output so far is missing: {result}"
         assert result.get("truncated") is False, result
     write_main(agent, f'fmt.Println("harness-next-{folder}")', "fmt")
@@ -207,6 +220,7 @@ def test_the_run_and_test_buttons_show_an_agents_run(agent, tool_page, target):
     with check("go.run-buttons-busy"):
         expect(running).to_be_visible()
         expect(testing).to_be_visible()
+        picture("go.run-buttons-busy", running, testing)
     assert_success("go_run", pending.result())
     with check("go.run-buttons-busy", subject="after the run"):
         expect(running).to_have_count(0)

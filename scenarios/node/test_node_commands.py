@@ -7,7 +7,7 @@ import pytest
 from node_agent import node_script, run
 from playwright.sync_api import expect
 
-from harness import drivers
+from harness import contract, drivers
 from harness.agent import assert_success, times_out_at_30_seconds
 from harness.checks import check
 
@@ -69,6 +69,7 @@ def test_past_its_timeout_the_process_is_killed_and_the_output_so_far_returned(a
     result = run(agent, "node", ["-e", code], timeout_ms=1000)
     with check("node.run-timeout", subject="result"):
         assert result.get("ok") is False and result["error"]["code"] == "timeout", result
+        contract.assert_shape(contract.RUN_TIMEOUT, result, "a timeout is error, the output so far and truncated")
         assert "harness-before" in result.get("output", ""), f"the output so far is missing: {result}"
         assert result.get("truncated") is False, f"truncated is {result.get('truncated')!r} for one short line"
     # A killed process writes no more: its file stays as it was while another command runs a while.
@@ -84,7 +85,7 @@ def test_output_has_no_terminal_control_characters(agent):
     """output は、端末の制御の文字(色、カーソルの移動)を除いた出力である。"""
     result = node_script(agent, r"process.stdout.write('\x1b[31mharness-red\x1b[0m \x1b[2K\x1b[1Gharness-done\x07\n')")
     with check("node.run-output", subject="control characters"):
-        controls = sorted({hex(ord(c)) for c in result["output"] if ord(c) < 0x20 and c not in "\n\t" or ord(c) == 0x7F})
+        controls = sorted({hex(ord(c)) for c in result["output"] if (ord(c) < 0x20 and c not in "\n\t") or ord(c) == 0x7F})
         assert not controls, f"output keeps control characters {controls}: {result['output']!r}"
         assert "harness-red" in result["output"] and "harness-done" in result["output"], result
 

@@ -1,63 +1,19 @@
-"""The node tool's file operations (Design Doc 実行環境の操作, 入力と結果)."""
+"""The node tool's own file rules (Design Doc 実行環境の操作, 入力と結果): the exclude list, the limits of
+reading, text; the rules it shares with go are scenarios/test_files.py's."""
 
 import pytest
 from node_agent import run, write_bytes, write_many, write_size
 
 from harness import contract, drivers
 from harness.agent import assert_success
-from harness.checks import check, each_on_its_own
-from harness.clients import start_and_see
+from harness.checks import check
 
 pytestmark = pytest.mark.tool("node")
-
-OUTSIDE = ("../harness-outside.txt", "harness-x/../../harness-outside.txt", "/etc/hostname", "/harness.txt")
-
 
 def listed(agent, path: str | None = None) -> dict:
     result = agent.client.call("node_list_files", {} if path is None else {"path": path})
     assert_success("node_list_files", result)
     return result
-
-
-def under_working_directory(entries: list[dict], path: str) -> dict[str, str]:
-    """Entries as {path from the working directory: kind}. The Design Doc does not say whether the
-    paths of a listing under `path` start at the working directory or at `path`: either is read."""
-    paths = [entry["path"] for entry in entries]
-    from_path = not all(p == path or p.startswith(f"{path}/") for p in paths)
-    return {(f"{path}/{entry['path']}" if from_path else entry["path"]): entry["kind"] for entry in entries}
-
-
-# Each path one after another on one page: each call is refused before it touches a file.
-@pytest.mark.rules("node.relative-paths")
-def test_paths_outside_the_working_directory_are_invalid_input(agent):
-    """パスは作業ディレクトリからの相対パスだけ: .. で外へ出るパスと絶対パスは invalid_input(確認の前に)。"""
-    with each_on_its_own():
-        for outside in OUTSIDE:
-            for name, arguments in (("node_read_file", {"path": outside}),
-                                    ("node_write_file", {"path": outside, "contents": "harness"}),
-                                    ("node_delete_file", {"path": outside}),
-                                    ("node_list_files", {"path": outside})):
-                with check("node.relative-paths", subject=f"{name} {outside}"):
-                    agent.fails(name, arguments, "invalid_input")
-
-
-@pytest.mark.rules("node.list-all-levels")
-def test_list_returns_every_level_under_path_and_the_whole_tree(agent, folder):
-    """node_list_files は path の下の全ての階層を返す。path を省くと作業ディレクトリの全体を返す。"""
-    for path in (f"{folder}/top.txt", f"{folder}/sub/deeper/leaf.txt"):
-        agent.ok("node_write_file", {"path": path, "contents": "harness"})
-    want = {f"{folder}/top.txt": "file", f"{folder}/sub": "directory", f"{folder}/sub/deeper": "directory",
-            f"{folder}/sub/deeper/leaf.txt": "file"}
-    under = listed(agent, folder)
-    with check("node.list-all-levels", subject="path"):
-        assert under_working_directory(under["entries"], folder) == want, f"listing {folder}: {under['entries']}"
-        assert under["truncated"] is False, under
-    whole = listed(agent)
-    with check("node.list-all-levels", subject="whole tree"):
-        kinds = {entry["path"]: entry["kind"] for entry in whole["entries"]}
-        assert want.items() <= kinds.items(), f"the whole tree lacks {set(want) - set(kinds)}: {whole['entries'][:20]}"
-        assert {entry["kind"] for entry in whole["entries"]} <= {"file", "directory"}, whole["entries"]
-        assert folder in kinds and kinds[folder] == "directory", f"{folder} is not listed as a directory"
 
 
 @pytest.mark.rules("node.list-excluded")
@@ -110,70 +66,6 @@ def test_read_of_a_file_that_is_not_text_is_invalid_input(agent, folder):
     write_bytes(agent, f"{folder}/image.bin", bytes([0x89, 0x50, 0x00, 0xFF, 0xFE, 0x00, 0x9F]))
     with check("node.read-not-text"):
         agent.fails("node_read_file", {"path": f"{folder}/image.bin"}, "invalid_input")
-
-
-@pytest.mark.rules("node.read-missing")
-def test_read_of_a_missing_file_is_not_found(agent, folder):
-    """node_read_file は、無いファイルに not_found を返す。"""
-    with check("node.read-missing"):
-        agent.fails("node_read_file", {"path": f"{folder}/missing.txt"}, "not_found")
-
-
-@pytest.mark.rules("node.write")
-def test_write_creates_parent_directories_and_overwrites(agent, folder):
-    """node_write_file は、親のディレクトリが無ければ作り、ファイルがあれば上書きする。"""
-    path = f"{folder}/a/b/c.txt"
-    written = agent.client.call("node_write_file", {"path": path, "contents": "一回目"})
-    with check("node.write", subject="parents"):
-        assert_success("node_write_file", written)
-        assert written["path"] == path, written
-        kinds = under_working_directory(listed(agent, folder)["entries"], folder)
-        assert kinds.get(f"{folder}/a") == kinds.get(f"{folder}/a/b") == "directory", f"parents not created: {kinds}"
-        assert agent.ok("node_read_file", {"path": path})["contents"] == "一回目"
-    agent.ok("node_write_file", {"path": path, "contents": "二回目"})
-    with check("node.write", subject="overwrite"):
-        assert agent.ok("node_read_file", {"path": path})["contents"] == "二回目", "the second write did not replace the file"
-
-
-@pytest.mark.rules("node.write-no-confirm")
-def test_overwriting_asks_for_no_confirmation(agent, tool_page, folder):
-    """node_write_file は、上書きの前に確認を出さない。"""
-    path = f"{folder}/kept.txt"
-    write_size(agent, path, 6)  # by a program: the first write is not what the rule is about
-    pending, asked = start_and_see(tool_page, agent.client, "node_write_file", {"path": path, "contents": "after"})
-    if asked:
-        tool_page.dialog.cancel.click()
-    result = pending.result()
-    with check("node.write-no-confirm"):
-        assert not asked, "node_write_file asked for confirmation before overwriting"
-        assert_success("node_write_file", result)
-
-
-@pytest.mark.rules("node.delete-files-only")
-def test_delete_removes_files_only(agent, folder):
-    """node_delete_file はファイルだけを消す: ディレクトリは invalid_input、無いパスは not_found(確認の前に)。"""
-    path = f"{folder}/doomed.txt"
-    agent.ok("node_write_file", {"path": path, "contents": "harness"})
-    with check("node.delete-files-only", subject="directory"):
-        agent.fails("node_delete_file", {"path": folder}, "invalid_input")
-        assert agent.ok("node_read_file", {"path": path})["contents"] == "harness", "the directory's file is gone"
-    with check("node.delete-files-only", subject="missing"):
-        agent.fails("node_delete_file", {"path": f"{folder}/missing.txt"}, "not_found")
-    _, deleted = agent.confirm("node_delete_file", {"path": path})
-    with check("node.delete-files-only", subject="file"):
-        assert_success("node_delete_file", deleted)
-        assert deleted["path"] == path, deleted
-        agent.fails("node_read_file", {"path": path}, "not_found")
-
-
-@pytest.mark.rules("limits.one-megabyte")
-def test_contents_over_one_megabyte_of_utf8_is_too_large(agent, folder):
-    """contents は UTF-8 で 1 MB まで(文字ではなくバイト): 350,000 文字の日本語(1.05 MB)は too_large。"""
-    path = f"{folder}/large.txt"
-    with check("limits.one-megabyte"):
-        agent.fails("node_write_file", {"path": path, "contents": "あ" * 350_000}, "too_large")
-        agent.fails("node_write_file", {"path": path, "contents": "a" * (contract.ONE_MEGABYTE + 1)}, "too_large")
-        agent.fails("node_read_file", {"path": path}, "not_found")
 
 
 @pytest.mark.rules("limits.one-megabyte")

@@ -8,6 +8,7 @@ from typing import Any
 
 from playwright.sync_api import Locator
 
+from harness import contract
 from harness.agent import Agent, assert_success
 from harness.pages import ToolPage
 from harness.targets import Target
@@ -47,3 +48,12 @@ def part(tool_page: ToolPage, target: Target, hook: str) -> Locator:
     """The sql page's part the profile's `hook` locates (input, run, running, results,
     reset_notice); a scenario that needs it is 未確認 where the profile gives none."""
     return tool_page.page.locator(target.hook("sql", hook))
+
+
+def reloaded(agent: Agent, saved: tuple[str, ...] = ()) -> None:
+    """The page loaded again, once its storage holds `saved` (or the wait's limit passed): the switch
+    stays on (its stored state), the operations are registered anew and the project read."""
+    agent.tool_page.wait_until_saved(saved)
+    agent.tool_page.page.reload()
+    agent.client.wait_for_tools(contract.names_of("sql"))
+    agent.client.call_when_ready("sql_read_query")

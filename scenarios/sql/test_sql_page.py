@@ -3,11 +3,11 @@ input's SQL and the results table are the user's, the run button shows the agent
 
 import pytest
 from playwright.sync_api import expect
-from sql_agent import part, run, text_of
+from sql_agent import column, part, ran, reloaded, run, text_of
 
 from harness import limits
 from harness.agent import assert_success, every_operation_is_not_ready
-from harness.checks import check
+from harness.checks import check, picture
 from harness.loading import HeldLoading
 from harness.tools import of
 
@@ -51,6 +51,50 @@ def test_an_agents_run_leaves_the_input_as_it_was(agent, tool_page, target, tabl
         assert text_of(sql_input) == typed, f"the input now holds {text_of(sql_input)!r}"
 
 
+@pytest.mark.rules("sql.saved-untouched")
+@pytest.mark.profile("input")
+def test_the_users_saved_sql_is_back_after_an_agents_calls_and_a_reload(agent, tool_page, target, table):
+    """利用者が書いて保存した SQL は、エージェントの操作で変わらない: 読み込み直しても、利用者の SQL が出る。"""
+    typed = f"select 'the user''s saved query' from {table};"
+    part(tool_page, target, "input").fill(typed)  # saved as the user types, as the page saves it
+    assert_success("sql_run_query", run(agent, f"create table {table} (id integer); select 'harness-agent';"))
+    agent.read()
+    reloaded(agent, saved=(typed,))
+    with check("sql.saved-untouched"):
+        shown = text_of(part(tool_page, target, "input"))
+        assert shown == typed, f"after the agent's calls and a reload the input holds {shown!r}, not the user's SQL"
+        assert agent.read()["sql"] == typed
+
+
+@pytest.mark.rules("sql.db-not-kept")
+def test_a_reload_brings_the_database_back_to_its_start(agent, table):
+    """DB の中身は保存しない: エージェントが作った表は、ページを読み込み直すと無い。"""
+    assert_success("sql_run_query", run(agent, f"create table {table} (id integer); insert into {table} values (1);"))
+    reloaded(agent)
+    with check("sql.db-not-kept"):
+        statement = ran(agent, f"select to_regclass('{table}') is null as gone;")[0]
+        assert column(statement, "gone") == [True], f"{table} is still there after a reload: {statement}"
+
+
+@pytest.mark.rules("sql.one-database")
+@pytest.mark.profile("input", "run", "running", "results")
+def test_the_agent_and_the_run_button_use_one_database(agent, tool_page, target, table):
+    """sql_run_query は画面の実行のボタンと同じ SqlDatabase の run を呼ぶ: 一方が書いたものを、もう一方が読める。"""
+    assert_success("sql_run_query", run(agent, f"create table {table} (v text); insert into {table} values ('harness-by-the-agent');"))
+    sql_input, results = part(tool_page, target, "input"), part(tool_page, target, "results")
+    sql_input.fill(f"select v from {table};")
+    part(tool_page, target, "run").click()
+    with check("sql.one-database", subject="the agent's, read by the button"):
+        expect(results).to_contain_text("harness-by-the-agent")
+    sql_input.fill(f"insert into {table} values ('harness-by-the-button');")
+    part(tool_page, target, "run").click()
+    expect(part(tool_page, target, "running")).to_have_count(0)
+    read = agent.client.call_when_ready("sql_run_query", {"sql": f"select v from {table} order by v;"})
+    with check("sql.one-database", subject="the button's, read by the agent"):
+        assert_success("sql_run_query", read)
+        assert "harness-by-the-button" in column(read["results"][0], "v"), read
+
+
 @pytest.mark.rules("sql.results-untouched")
 @pytest.mark.profile("input", "results", "run", "running")
 def test_an_agents_run_leaves_the_results_table_as_it_was(agent, tool_page, target):
@@ -79,6 +123,7 @@ def test_the_run_button_shows_an_agents_run(agent, tool_page, target):
     pending = agent.client.start(name, arguments)
     with check("sql.run-button-busy"):
         expect(running).to_be_visible()
+        picture("sql.run-button-busy", running)
     assert_success(name, pending.result())
     with check("sql.run-button-busy", subject="after the run"):
         expect(running).to_have_count(0)
