@@ -27,14 +27,19 @@ def browser_type(playwright: Playwright, browser_config: BrowserConfig) -> Brows
 
 
 @pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict, browser_type: BrowserType,
-                             browser_config: BrowserConfig) -> dict:
+def browser_type_launch_args(
+    browser_type_launch_args: dict, browser_type: BrowserType, browser_config: BrowserConfig
+) -> dict:
     try:
-        resolved = browsers.resolve(browser_config, browser_type.executable_path,
-                                    headless=browser_type_launch_args.get("headless", True))
+        resolved = browsers.resolve(
+            browser_config, browser_type.executable_path, headless=browser_type_launch_args.get("headless", True)
+        )
     except BrowserMissing as missing:
         pytest.skip(str(missing))
-    args = {**browser_type_launch_args, "args": [*browser_type_launch_args.get("args", []), *browser_config.launch_args()]}
+    args = {
+        **browser_type_launch_args,
+        "args": [*browser_type_launch_args.get("args", []), *browser_config.launch_args()],
+    }
     args.update(resolved.launch_options())
     return args
 
@@ -46,8 +51,14 @@ def base_url(target: Target) -> str:
 
 
 @pytest.fixture
-def new_context(new_context, request: pytest.FixtureRequest, browser_type: BrowserType, browser_type_launch_args: dict,
-                browser_context_args: dict, extension_profiles: Path) -> Iterator:
+def new_context(
+    new_context,
+    request: pytest.FixtureRequest,
+    browser_type: BrowserType,
+    browser_type_launch_args: dict,
+    browser_context_args: dict,
+    extension_profiles: Path,
+) -> Iterator:
     """pytest-playwright's new_context; on a call path that loads the agent extension, a persistent
     context with it (Chromium loads an unpacked extension nowhere else), closed after the scenario."""
     driver = driver_of(request.node)
@@ -57,8 +68,11 @@ def new_context(new_context, request: pytest.FixtureRequest, browser_type: Brows
     opened: list[BrowserContext] = []
 
     def new(**kwargs) -> BrowserContext:
-        opened.append(extension.launch_context(browser_type, browser_type_launch_args, {**browser_context_args, **kwargs},
-                                                extension_profiles))
+        opened.append(
+            extension.launch_context(
+                browser_type, browser_type_launch_args, {**browser_context_args, **kwargs}, extension_profiles
+            )
+        )
         return opened[-1]
 
     yield new
@@ -67,8 +81,14 @@ def new_context(new_context, request: pytest.FixtureRequest, browser_type: Brows
 
 
 @pytest.fixture
-def context(context: BrowserContext, reference_faults: list[str], reference_latitudes: list[str],
-            request: pytest.FixtureRequest, output_path: str, target: Target) -> Iterator[BrowserContext]:
+def context(
+    context: BrowserContext,
+    reference_faults: list[str],
+    reference_latitudes: list[str],
+    request: pytest.FixtureRequest,
+    output_path: str,
+    target: Target,
+) -> Iterator[BrowserContext]:
     """pytest-playwright's context, with the reference's faults and latitudes told to every page
     and frame before their scripts run (the reference reads them from referenceConfig).
 
@@ -81,7 +101,9 @@ def context(context: BrowserContext, reference_faults: list[str], reference_lati
         told = {"faults": reference_faults, "latitudes": reference_latitudes}
         context.add_init_script(f"globalThis.referenceConfig = {json.dumps(told)};")
     if reference_faults and target.served:  # the faults that are the server's (the isolation headers)
-        context.add_cookies([{"name": SERVER_FAULTS_COOKIE, "value": ",".join(reference_faults), "url": target.base_url}])
+        context.add_cookies(
+            [{"name": SERVER_FAULTS_COOKIE, "value": ",".join(reference_faults), "url": target.base_url}]
+        )
     if not target.served and not uses_relay(request.node):
         keep_off_relay(context, target.relay_port)
     tracing = request.config.getoption("--trace-failures")
@@ -100,4 +122,3 @@ def screenshot_pages(context: BrowserContext, folder: Path) -> None:
     for number, page in enumerate(context.pages, 1):
         with suppress(Exception):  # a tab in the background draws no frame
             page.screenshot(path=folder / f"page-{number}-failed.png", timeout=5_000)
-

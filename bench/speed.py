@@ -53,14 +53,32 @@ def fifty_second_scenarios() -> list[tuple[str, float]]:
     """Wall time of the 50 seconds themselves, as the scenario records it."""
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "results.json"
-        subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--call-path", "in-page",
-                        "-k", "test_open_dialog_is_declined_after_50_seconds", "scenarios/test_confirmation.py",
-                        f"--results-json={results}"],
-                       cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                "-q",
+                "--call-path",
+                "in-page",
+                "-k",
+                "test_open_dialog_is_declined_after_50_seconds",
+                "scenarios/test_confirmation.py",
+                f"--results-json={results}",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         if not results.exists():
             return []
-        return [(r["nodeid"].split("::")[-1], r["findings"][WALL_SECONDS_FOR_50_SECONDS])
-                for r in json.loads(results.read_text()) if WALL_SECONDS_FOR_50_SECONDS in r["findings"]]
+        return [
+            (r["nodeid"].split("::")[-1], r["findings"][WALL_SECONDS_FOR_50_SECONDS])
+            for r in json.loads(results.read_text())
+            if WALL_SECONDS_FOR_50_SECONDS in r["findings"]
+        ]
 
 
 RAW_CALL = """async () => {
@@ -96,8 +114,11 @@ def call_latency(calls: int = 40) -> dict[str, tuple[float, float]]:
 
     held = HeldPort()
     relay_port = held.number
-    with FixtureServer(ReferenceConfig(relay_port=relay_port)) as server, sync_playwright() as playwright, \
-            tempfile.TemporaryDirectory() as home:
+    with (
+        FixtureServer(ReferenceConfig(relay_port=relay_port)) as server,
+        sync_playwright() as playwright,
+        tempfile.TemporaryDirectory() as home,
+    ):
         target = served_at(load_profile("reference"), server.origin, relay_port)
         config = CONFIGS["chromium"]
         resolved = resolve(config, playwright.chromium.executable_path)
@@ -112,19 +133,26 @@ def call_latency(calls: int = 40) -> dict[str, tuple[float, float]]:
 
         with Relay(relay_port, target.widget_origin, Path(home), held=held) as relay:
             tool_page = slides_tab(browser.new_context())
-            clients: dict[str, ToolClient] = {"in-page": InPageClient(tool_page), "relay": relay.client_for(tool_page),
-                                              "webmcp": WebMCPClient(tool_page)}
+            clients: dict[str, ToolClient] = {
+                "in-page": InPageClient(tool_page),
+                "relay": relay.client_for(tool_page),
+                "webmcp": WebMCPClient(tool_page),
+            }
             for client in clients.values():
                 client.wait_for_tools({"slides_read"})
             raw = median_seconds(lambda: tool_page.page.evaluate(RAW_CALL), calls)
-            medians = {path: (median_seconds(lambda c=client: c.call("slides_read"), calls), raw)
-                       for path, client in clients.items()}
+            medians = {
+                path: (median_seconds(lambda c=client: c.call("slides_read"), calls), raw)
+                for path, client in clients.items()
+            }
         extension_context = launch_context(playwright.chromium, launch_args, {}, Path(home))
         extension_tab = slides_tab(extension_context)
         extension = ExtensionClient(extension_tab)
         extension.wait_for_tools({"slides_read"})
-        medians["extension"] = (median_seconds(lambda: extension.call("slides_read"), calls),
-                                median_seconds(lambda: extension_tab.page.evaluate(RAW_CALL), calls))
+        medians["extension"] = (
+            median_seconds(lambda: extension.call("slides_read"), calls),
+            median_seconds(lambda: extension_tab.page.evaluate(RAW_CALL), calls),
+        )
         extension_context.close()
         browser.close()
     return medians
@@ -174,8 +202,10 @@ def tab_setup(rounds: int = 4) -> tuple[list[tuple[str, float, float]], dict[str
     with FixtureServer(ReferenceConfig(relay_port=9)) as server, sync_playwright() as playwright:
         target = served_at(load_profile("reference"), server.origin, 9)
         config = CONFIGS["chromium"]
-        browser = playwright.chromium.launch(executable_path=resolve(config, playwright.chromium.executable_path).executable_path,
-                                             args=config.launch_args())
+        browser = playwright.chromium.launch(
+            executable_path=resolve(config, playwright.chromium.executable_path).executable_path,
+            args=config.launch_args(),
+        )
         warm = WarmTabs(browser, {}, target, trace=False)
 
         def new_context(tool: str) -> None:
@@ -190,12 +220,19 @@ def tab_setup(rounds: int = 4) -> tuple[list[tuple[str, float, float]], dict[str
             warm.give_back(tool_page, failed=False, artifacts=Path(tempfile.gettempdir()))
 
         for tool in ("slides", "excalidraw", "drawio"):
-            measured.append((tool, median_seconds(partial(new_context, tool), rounds),
-                             median_seconds(partial(warm_tab, tool), rounds)))
+            measured.append(
+                (
+                    tool,
+                    median_seconds(partial(new_context, tool), rounds),
+                    median_seconds(partial(warm_tab, tool), rounds),
+                )
+            )
         for tool in tools.NAMES:
             warm_steps(warm, tool)  # its context opened and its files cached, as a worker's second scenario finds them
             samples = [warm_steps(warm, tool) for _ in range(rounds)]
-            steps[tool] = {step: statistics.median(sample[i] for sample in samples) for i, step in enumerate(WARM_STEPS)}
+            steps[tool] = {
+                step: statistics.median(sample[i] for sample in samples) for i, step in enumerate(WARM_STEPS)
+            }
         warm.close()
         browser.close()
     return measured, steps
@@ -240,8 +277,10 @@ def sql_against_pglite(calls: int = 20) -> dict[str, float]:
     with FixtureServer(ReferenceConfig(relay_port=9)) as server, sync_playwright() as playwright:
         target = served_at(load_profile("reference"), server.origin, 9)
         config = CONFIGS["chromium"]
-        browser = playwright.chromium.launch(executable_path=resolve(config, playwright.chromium.executable_path).executable_path,
-                                             args=config.launch_args())
+        browser = playwright.chromium.launch(
+            executable_path=resolve(config, playwright.chromium.executable_path).executable_path,
+            args=config.launch_args(),
+        )
         context = browser.new_context()
         began = time.perf_counter()
         tool_page = new_tool_page(context, target, "sql", target.page_url("sql"))
@@ -273,8 +312,15 @@ def workers_speedup() -> tuple[int, float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         for workers in (1, 2):
             rows = Path(tmp) / f"rows-{workers}.json"
-            command = scenarios_command(workers=workers, nodeids=SPEEDUP_SCENARIOS, rows=rows, artifacts=Path(tmp) / "artifacts",
-                                        browsers=["chromium-noflag"], call_paths=["in-page"], quiet=True)
+            command = scenarios_command(
+                workers=workers,
+                nodeids=SPEEDUP_SCENARIOS,
+                rows=rows,
+                artifacts=Path(tmp) / "artifacts",
+                browsers=["chromium-noflag"],
+                call_paths=["in-page"],
+                quiet=True,
+            )
             seconds.append(timed(command, check=False))
         runs = len(json.loads(rows.read_text(encoding="utf-8"))) if rows.exists() else 0
     return runs, seconds[0], seconds[1]
@@ -298,15 +344,21 @@ def setup_share(results: Path) -> None:
         print(f"{results}: no rows with phase times")
         return
     share = total_around / total
-    print(f"{results.relative_to(ROOT) if results.is_relative_to(ROOT) else results}: {len(rows)} runs, "
-          f"{total:.0f} s of worker time; set-up and teardown {100 * share:.0f} % / 30 % target = {share / 0.3:.2f}")
+    print(
+        f"{results.relative_to(ROOT) if results.is_relative_to(ROOT) else results}: {len(rows)} runs, "
+        f"{total:.0f} s of worker time; set-up and teardown {100 * share:.0f} % / 30 % target = {share / 0.3:.2f}"
+    )
     for path, (around, body) in sorted(by_path.items()):
-        print(f"  {path}: set-up and teardown {around:.0f} s, bodies {body:.0f} s ({100 * around / (around + body):.0f} %)")
+        print(
+            f"  {path}: set-up and teardown {around:.0f} s, bodies {body:.0f} s ({100 * around / (around + body):.0f} %)"
+        )
     pictures = sum(r.get("picture_seconds", 0) for r in rows)
     taken = sum(len(r.get("evidence") or {}) for r in rows)
     # Worker time spent on pictures is wall time the main job grows by, at its parallelism.
-    print(f"evidence: {taken} pictures took {pictures:.1f} s = {100 * pictures / total:.2f} % of the worker time "
-          f"/ 5 % target = {pictures / total / 0.05:.2f}")
+    print(
+        f"evidence: {taken} pictures took {pictures:.1f} s = {100 * pictures / total:.2f} % of the worker time "
+        f"/ 5 % target = {pictures / total / 0.05:.2f}"
+    )
     try:
         wall = session_seconds(results.with_name("junit.xml"))
     except (OSError, ValueError):
@@ -314,8 +366,10 @@ def setup_share(results: Path) -> None:
     if wall:
         # The workers' overlap as measured; with no set-up at all the bodies would still take this long.
         bodies = (total - total_around) / (total / wall)
-        print(f"main job's wall time {wall / 60:.1f} min / 10 min target = {wall / 600:.2f}; its bodies alone, as "
-              f"parallel as its runs were ({total / wall:.2f} at once): {bodies / 60:.1f} min / 10 min = {bodies / 600:.2f}")
+        print(
+            f"main job's wall time {wall / 60:.1f} min / 10 min target = {wall / 600:.2f}; its bodies alone, as "
+            f"parallel as its runs were ({total / wall:.2f} at once): {bodies / 60:.1f} min / 10 min = {bodies / 600:.2f}"
+        )
 
 
 def wall_against_ready_times(results: Path, fresh_ready: dict[str, float], workers: int = 2) -> None:
@@ -331,14 +385,20 @@ def wall_against_ready_times(results: Path, fresh_ready: dict[str, float], worke
     rows = json.loads(results.read_text(encoding="utf-8"))
     tools = [r["tool"] or (contract.by_name(r["op"]).tool if r.get("op") in contract.names() else None) for r in rows]
     ready = sum(fresh_ready[tool] for tool in tools if tool in fresh_ready) / workers
-    print(f"main job's wall time {wall / 60:.1f} min against its {sum(t in fresh_ready for t in tools)} canvas runs' "
-          f"tool pages ready in new contexts ({ready / 60:.1f} min on {workers} workers) = {wall / ready:.2f}×")
+    print(
+        f"main job's wall time {wall / 60:.1f} min against its {sum(t in fresh_ready for t in tools)} canvas runs' "
+        f"tool pages ready in new contexts ({ready / 60:.1f} min on {workers} workers) = {wall / ready:.2f}×"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--results", type=Path, metavar="FILE",
-                        help="only the set-up share of this main job's results.json (takes no browser)")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        metavar="FILE",
+        help="only the set-up share of this main job's results.json (takes no browser)",
+    )
     args = parser.parse_args()
     if args.results:
         setup_share(args.results)
@@ -349,26 +409,38 @@ def main() -> None:
         print(f"50-second rule {name}: {seconds:.2f} s / 1 s target = {seconds:.2f}")
     for path, (seconds, raw) in call_latency().items():
         ratio, target = seconds / raw, CALL_COST_TARGETS[path]
-        print(f"slides_read through the {path} client: {seconds * 1000:.1f} ms against a raw page.evaluate(executeTool) "
-              f"{raw * 1000:.1f} ms = {ratio:.2f}× raw / {target}× target = {ratio / target:.2f}")
+        print(
+            f"slides_read through the {path} client: {seconds * 1000:.1f} ms against a raw page.evaluate(executeTool) "
+            f"{raw * 1000:.1f} ms = {ratio:.2f}× raw / {target}× target = {ratio / target:.2f}"
+        )
     measured, steps = tab_setup()
     for tool, fresh, warm in measured:
         ratio = warm / fresh
-        print(f"{tool} tab until its read answers: warm {warm:.2f} s / new context {fresh:.2f} s = {ratio:.2f}× "
-              f"/ 0.5× target = {ratio / 0.5:.2f}")
+        print(
+            f"{tool} tab until its read answers: warm {warm:.2f} s / new context {fresh:.2f} s = {ratio:.2f}× "
+            f"/ 0.5× target = {ratio / 0.5:.2f}"
+        )
     for tool, by_step in steps.items():
         total = sum(by_step.values())
-        print(f"{tool} warm tab's set-up and teardown (in-page, one worker): {total:.2f} s = "
-              + ", ".join(f"{step} {100 * part / total:.0f} %" for step, part in by_step.items()))
+        print(
+            f"{tool} warm tab's set-up and teardown (in-page, one worker): {total:.2f} s = "
+            + ", ".join(f"{step} {100 * part / total:.0f} %" for step, part in by_step.items())
+        )
     sql = sql_against_pglite()
     print(f"sql page until its read answers (new context): {sql['ready']:.2f} s")
-    print(f"sql's first select 1 (PGlite loaded on it): {sql['first']:.2f} s against PGlite's own start "
-          f"{sql['pglite_start']:.2f} s = {sql['first'] / sql['pglite_start']:.2f}×")
-    print(f"select 1 through the in-page client: {sql['later'] * 1000:.1f} ms against PGlite's own "
-          f"{sql['pglite_query'] * 1000:.1f} ms = {sql['later'] / sql['pglite_query']:.2f}×")
+    print(
+        f"sql's first select 1 (PGlite loaded on it): {sql['first']:.2f} s against PGlite's own start "
+        f"{sql['pglite_start']:.2f} s = {sql['first'] / sql['pglite_start']:.2f}×"
+    )
+    print(
+        f"select 1 through the in-page client: {sql['later'] * 1000:.1f} ms against PGlite's own "
+        f"{sql['pglite_query'] * 1000:.1f} ms = {sql['later'] / sql['pglite_query']:.2f}×"
+    )
     runs, one, two = workers_speedup()
-    print(f"{runs} scenario runs on -n 2 against -n 1: {one:.1f} s / {two:.1f} s = {one / two:.2f}× faster "
-          f"/ 1.6× target = {1.6 / (one / two):.2f}")
+    print(
+        f"{runs} scenario runs on -n 2 against -n 1: {one:.1f} s / {two:.1f} s = {one / two:.2f}× faster "
+        f"/ 1.6× target = {1.6 / (one / two):.2f}"
+    )
     if MAIN_JOB_RESULTS.exists():
         setup_share(MAIN_JOB_RESULTS)
         wall_against_ready_times(MAIN_JOB_RESULTS, {tool: fresh for tool, fresh, _ in measured})

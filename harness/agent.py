@@ -51,7 +51,9 @@ class Agent:
             self.tool_page.dialog.cancel.click()
         result = pending.result()
         assert not asked, f"{name} asked for confirmation instead of failing with {code}: {result}"
-        assert result["ok"] is False and result["error"]["code"] == code, f"{name}({short(arguments)}): expected {code}, got {result}"
+        assert result["ok"] is False and result["error"]["code"] == code, (
+            f"{name}({short(arguments)}): expected {code}, got {result}"
+        )
         return result
 
     def rejects_input(self, name: str, arguments: dict) -> None:

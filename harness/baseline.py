@@ -58,15 +58,25 @@ def load(path: Path = BASELINE) -> list[Expected]:
         unknown = set(entry) - KEYS
         missing = {"scenario", "rule", "message", "reason"} - set(entry)
         if unknown or missing or not entry.get("reason"):
-            raise ValueError(f"{path}: [[expected]] #{number} needs scenario, rule, message and reason"
-                             f"{f'; unknown keys {sorted(unknown)}' if unknown else ''}"
-                             f"{f'; missing {sorted(missing)}' if missing else ''}")
+            raise ValueError(
+                f"{path}: [[expected]] #{number} needs scenario, rule, message and reason"
+                f"{f'; unknown keys {sorted(unknown)}' if unknown else ''}"
+                f"{f'; missing {sorted(missing)}' if missing else ''}"
+            )
         try:
             re.compile(entry["message"])
         except re.error as error:
             raise ValueError(f"{path}: [[expected]] #{number}: message is not a regular expression: {error}") from None
-        expected.append(Expected(entry["scenario"], entry["rule"], entry["message"], entry["reason"],
-                                 entry.get("subject"), {k: entry[k] for k in CONDITIONS if k in entry}))
+        expected.append(
+            Expected(
+                entry["scenario"],
+                entry["rule"],
+                entry["message"],
+                entry["reason"],
+                entry.get("subject"),
+                {k: entry[k] for k in CONDITIONS if k in entry},
+            )
+        )
     return expected
 
 

@@ -53,7 +53,9 @@ class BrowserConfig:
 CONFIGS: dict[str, BrowserConfig] = {
     config.name: config
     for config in (
-        BrowserConfig("chromium", "chromium", True, "Chromium with the WebMCP testing flag (native document.modelContext)"),
+        BrowserConfig(
+            "chromium", "chromium", True, "Chromium with the WebMCP testing flag (native document.modelContext)"
+        ),
         BrowserConfig("chromium-noflag", "chromium", False, "Chromium without the flag (the MCP-B polyfill path)"),
         BrowserConfig("firefox", "firefox", False, "Firefox (the polyfill path)"),
         BrowserConfig("webkit", "webkit", False, "WebKit (the polyfill path)"),
@@ -73,7 +75,9 @@ class ResolvedBrowser:
 
     def launch_options(self) -> dict:
         """What Playwright's launch takes for this executable (none for its own build)."""
-        return {key: value for key, value in (("executable_path", self.executable_path), ("channel", self.channel)) if value}
+        return {
+            key: value for key, value in (("executable_path", self.executable_path), ("channel", self.channel)) if value
+        }
 
 
 class BrowserMissing(Exception):
@@ -113,8 +117,10 @@ def full_chromium(executable_path: str | None) -> str | None:
         return executable_path
     full = system_chromium()
     if full is None:
-        raise BrowserMissing(f"{executable_path} is a headless shell, which loads no extension and shows no window; "
-                             "install the full Chromium too (`apt-get install chromium`)")
+        raise BrowserMissing(
+            f"{executable_path} is a headless shell, which loads no extension and shows no window; "
+            "install the full Chromium too (`apt-get install chromium`)"
+        )
     return full
 
 
@@ -153,8 +159,10 @@ def cannot_open_a_page(browser_type, resolved: ResolvedBrowser) -> str | None:
     try:
         browser.new_context().close()
     except Exception as error:
-        return (f"{resolved.config.name}: {resolved.executable_path} ({browser.version}) over WebDriver BiDi cannot open "
-                f"a page: {_first_line(error)}")
+        return (
+            f"{resolved.config.name}: {resolved.executable_path} ({browser.version}) over WebDriver BiDi cannot open "
+            f"a page: {_first_line(error)}"
+        )
     finally:
         browser.close()
     return None

@@ -85,8 +85,12 @@ class Observed:
     picture_seconds: float = 0.0  # what taking them cost (bench/speed.py: the evidence's share of a main job)
 
     def as_dict(self) -> dict:
-        return {"checks": [asdict(c) for c in self.checks], "findings": self.findings, "evidence": self.evidence,
-                "picture_seconds": round(self.picture_seconds, 3)}
+        return {
+            "checks": [asdict(c) for c in self.checks],
+            "findings": self.findings,
+            "evidence": self.evidence,
+            "picture_seconds": round(self.picture_seconds, 3),
+        }
 
 
 _current: Observed | None = None
@@ -114,8 +118,9 @@ def _short(error: BaseException) -> str:
 def check(rule: str, subject: str | None = None) -> Iterator[None]:
     observed = _current
     if observed is not None and rule not in observed.declared:
-        raise HarnessDefect(f"{observed.scenario} checks {rule!r} but declares only {list(observed.declared)} "
-                            "in @pytest.mark.rules")
+        raise HarnessDefect(
+            f"{observed.scenario} checks {rule!r} but declares only {list(observed.declared)} in @pytest.mark.rules"
+        )
     try:
         yield
     except RuleBroken:
@@ -166,8 +171,10 @@ def reads_profile(key: str) -> None:
     @pytest.mark.profile, which `python -m harness doctor` reads to tell what a profile leaves 未確認."""
     observed = _current
     if observed is not None and observed.profile_keys is not None and key not in observed.profile_keys:
-        raise HarnessDefect(f"{observed.scenario} reads the profile's {key!r} but declares only "
-                            f"{list(observed.profile_keys)} in @pytest.mark.profile")
+        raise HarnessDefect(
+            f"{observed.scenario} reads the profile's {key!r} but declares only "
+            f"{list(observed.profile_keys)} in @pytest.mark.profile"
+        )
 
 
 def held(rule: str) -> None:
@@ -209,8 +216,12 @@ def picture(rule: str, *parts: Any, what: str = "") -> None:
         else:  # the smallest rectangle that holds them all
             boxes = [box for part in parts if (box := part.bounding_box(timeout=3_000))]
             left, top = min(b["x"] for b in boxes), min(b["y"] for b in boxes)
-            clip = {"x": left, "y": top, "width": max(b["x"] + b["width"] for b in boxes) - left,
-                    "height": max(b["y"] + b["height"] for b in boxes) - top}
+            clip = {
+                "x": left,
+                "y": top,
+                "width": max(b["x"] + b["width"] for b in boxes) - left,
+                "height": max(b["y"] + b["height"] for b in boxes) - top,
+            }
             parts[0].page.screenshot(clip=clip, full_page=True, **options)
     except Exception:
         return

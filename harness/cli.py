@@ -48,8 +48,11 @@ def _faults(args: argparse.Namespace) -> int:
             from harness.latitudes import catalog
 
             # Latitudes are the page's: proven in-page, where they show whichever way a call arrives.
-            leg = faults.Leg(tuple(args.browser or ["chromium"]), latitudes=tuple(latitude.name for latitude in catalog()),
-                             call_paths=("in-page",))
+            leg = faults.Leg(
+                tuple(args.browser or ["chromium"]),
+                latitudes=tuple(latitude.name for latitude in catalog()),
+                call_paths=("in-page",),
+            )
         else:
             leg = faults.Leg(tuple(args.browser or faults.PROOF_BROWSERS))
         return faults.run_proof([leg], workers=args.workers, only=args.only)
@@ -64,8 +67,9 @@ def _latitudes(args: argparse.Namespace) -> int:
         if unknown:
             raise SystemExit(f"python -m harness latitudes: {unknown}")
     if args.prove:
-        return latitudes.run_proof(args.browser or ["chromium"], workers=args.workers, only=args.only,
-                                   call_paths=args.call_path or [])
+        return latitudes.run_proof(
+            args.browser or ["chromium"], workers=args.workers, only=args.only, call_paths=args.call_path or []
+        )
     for latitude in latitudes.catalog():
         print(f"{latitude.name}\n  allows: {latitude.allows}\n  changes: {latitude.changes}")
     return 0
@@ -129,7 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--other-port", type=int, default=8001)
     serve.add_argument("--relay-port", type=int, default=9333)
     serve.add_argument("--fault", action="append", help="switch on a named fault (repeatable)")
-    serve.add_argument("--latitude", action="append", help="switch on a named latitude, a conformant alternative (repeatable)")
+    serve.add_argument(
+        "--latitude", action="append", help="switch on a named latitude, a conformant alternative (repeatable)"
+    )
     serve.set_defaults(run=_serve)
 
     browsers = commands.add_parser("browsers", help="list the browser configurations and where their browsers are")
@@ -139,63 +145,111 @@ def main(argv: list[str] | None = None) -> int:
     faults = commands.add_parser("faults", help="the reference's fault catalog; --prove shows each is caught")
     faults.add_argument("--prove", action="store_true", help="run each fault against the scenarios of its rule")
     faults.add_argument("--only", action="append", help="prove only this fault (repeatable)")
-    faults.add_argument("--with-latitudes", action="store_true",
-                        help="with every latitude of the reference on (in-page; default browser chromium)")
-    faults.add_argument("--browser", action="append", default=[], choices=list(CONFIGS),
-                        help="browser configuration (default: chromium and chromium-noflag)")
+    faults.add_argument(
+        "--with-latitudes",
+        action="store_true",
+        help="with every latitude of the reference on (in-page; default browser chromium)",
+    )
+    faults.add_argument(
+        "--browser",
+        action="append",
+        default=[],
+        choices=list(CONFIGS),
+        help="browser configuration (default: chromium and chromium-noflag)",
+    )
     faults.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (default 2)")
     faults.set_defaults(run=_faults)
 
-    latitudes = commands.add_parser("latitudes", help="the reference's latitudes (conformant alternatives); "
-                                                      "--prove shows the scenarios pass with them on")
+    latitudes = commands.add_parser(
+        "latitudes",
+        help="the reference's latitudes (conformant alternatives); --prove shows the scenarios pass with them on",
+    )
     latitudes.add_argument("--prove", action="store_true", help="run every scenario with the latitudes on")
     latitudes.add_argument("--only", action="append", help="only this latitude (repeatable)")
-    latitudes.add_argument("--browser", action="append", default=[], choices=list(CONFIGS),
-                           help="browser configuration (default: chromium)")
-    latitudes.add_argument("--call-path", action="append", choices=list(CALL_PATHS), help="call path (default: every one the browser supports)")
+    latitudes.add_argument(
+        "--browser",
+        action="append",
+        default=[],
+        choices=list(CONFIGS),
+        help="browser configuration (default: chromium)",
+    )
+    latitudes.add_argument(
+        "--call-path",
+        action="append",
+        choices=list(CALL_PATHS),
+        help="call path (default: every one the browser supports)",
+    )
     latitudes.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (default 2)")
     latitudes.set_defaults(run=_latitudes)
 
     rules = commands.add_parser("rules", help="every rule id with its source and the scenarios that check it")
-    rules.add_argument("--coverage", action="store_true",
-                       help="per spec section: its sentences, how many map to rules, why the others do not")
+    rules.add_argument(
+        "--coverage",
+        action="store_true",
+        help="per spec section: its sentences, how many map to rules, why the others do not",
+    )
     rules.set_defaults(run=_rules)
 
     verify = commands.add_parser("verify", help="run the scenarios and write the Verification tables")
-    verify.add_argument("--target", default="reference", help="reference (default), localhost, production, or a .toml profile")
+    verify.add_argument(
+        "--target", default="reference", help="reference (default), localhost, production, or a .toml profile"
+    )
     verify.add_argument("--base-url", help="the target's address, overriding the profile's")
-    verify.add_argument("--browser", action="append", choices=list(CONFIGS), help="browser configuration (default: all four)")
-    verify.add_argument("--call-path", action="append", choices=list(CALL_PATHS), help="call path (default: every one the browser supports)")
+    verify.add_argument(
+        "--browser", action="append", choices=list(CONFIGS), help="browser configuration (default: all four)"
+    )
+    verify.add_argument(
+        "--call-path",
+        action="append",
+        choices=list(CALL_PATHS),
+        help="call path (default: every one the browser supports)",
+    )
     verify.add_argument("--fault", action="append", help="run against a named fault of the reference")
     verify.add_argument("--out", default="verification", help="output folder (default: verification/)")
-    verify.add_argument("--lang", default="en", choices=["ja", "en"], help="also write this language (ja is always written)")
+    verify.add_argument(
+        "--lang", default="en", choices=["ja", "en"], help="also write this language (ja is always written)"
+    )
     verify.add_argument("--workers", default="2", help="pytest-xdist workers (default 2)")
     verify.add_argument("--real-time", action="store_true", help="wait out the 50-second rule in real time")
-    verify.add_argument("--shard", metavar="I/N", help="run only the I-th of N parts (one per machine; "
-                                                       "join them with `report --merge`)")
+    verify.add_argument(
+        "--shard", metavar="I/N", help="run only the I-th of N parts (one per machine; join them with `report --merge`)"
+    )
     verify.add_argument("pytest_args", nargs="*", help="further pytest arguments (after --)")
     verify.set_defaults(run=_verify)
 
     doctor = commands.add_parser("doctor", help="before a long run: what the harness will see of a target, in a table")
-    doctor.add_argument("--target", default="reference", help="reference (default), localhost, production, or a .toml profile")
+    doctor.add_argument(
+        "--target", default="reference", help="reference (default), localhost, production, or a .toml profile"
+    )
     doctor.add_argument("--base-url", help="the target's address, overriding the profile's")
-    doctor.add_argument("--browser", action="append", choices=list(CONFIGS), help="browser configuration (default: all four)")
+    doctor.add_argument(
+        "--browser", action="append", choices=list(CONFIGS), help="browser configuration (default: all four)"
+    )
     doctor.set_defaults(run=_doctor)
 
     report = commands.add_parser("report", help="one Verification table from the folders of several verify runs")
-    report.add_argument("--merge", nargs="+", required=True, metavar="DIR", help="verify output folders (run.json, results.json)")
+    report.add_argument(
+        "--merge", nargs="+", required=True, metavar="DIR", help="verify output folders (run.json, results.json)"
+    )
     report.add_argument("--out", default="verification/merged", help="output folder (default: verification/merged)")
     report.set_defaults(run=_report)
 
     selftest = commands.add_parser("selftest", help="unit tests, the scenarios on Chromium, and the fault proof")
     selftest.add_argument("--workers", default="2", help="processes at once (default 2; the fault proof two more)")
-    selftest.add_argument("--under-load", action="store_true",
-                          help="the load proof: the main job on both Chromium configurations idle, then with every core busy")
-    selftest.add_argument("--runs", type=int, default=1,
-                          help="with --under-load: how many loaded runs follow the idle one (default 1)")
-    selftest.add_argument("--idle", metavar="DIR",
-                          help="with --under-load: the idle run from an earlier main job's folder on this machine "
-                               "(e.g. verification/selftest) instead of running it again")
+    selftest.add_argument(
+        "--under-load",
+        action="store_true",
+        help="the load proof: the main job on both Chromium configurations idle, then with every core busy",
+    )
+    selftest.add_argument(
+        "--runs", type=int, default=1, help="with --under-load: how many loaded runs follow the idle one (default 1)"
+    )
+    selftest.add_argument(
+        "--idle",
+        metavar="DIR",
+        help="with --under-load: the idle run from an earlier main job's folder on this machine "
+        "(e.g. verification/selftest) instead of running it again",
+    )
     selftest.set_defaults(run=_selftest)
 
     args = parser.parse_args(argv)

@@ -25,6 +25,7 @@ from harness.pages import ToolPage
 
 RESULT_RULE = "result.json-string"
 
+
 @dataclass(frozen=True)
 class ToolInfo:
     name: str  # the operation's name as the page registered it
@@ -66,7 +67,9 @@ class ToolClient(Protocol):
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict: ...
 
-    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict: ...
+    def call_when_ready(
+        self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY
+    ) -> dict: ...
 
 
 def parse_result(raw: Any, context: str) -> dict:
@@ -82,10 +85,16 @@ def parse_result(raw: Any, context: str) -> dict:
     return value
 
 
-def call_when_ready(client: ToolClient | PolledClient, name: str, arguments: dict[str, Any] | None, timeout: float) -> dict:
+def call_when_ready(
+    client: ToolClient | PolledClient, name: str, arguments: dict[str, Any] | None, timeout: float
+) -> dict:
     """Call until the operation stops answering not_ready (a tool still loading), or the deadline."""
-    result, _ = limits.poll(lambda: client.call(name, arguments),
-                            lambda answer: answer["ok"] or answer["error"]["code"] != "not_ready", timeout, pause=0.1)
+    result, _ = limits.poll(
+        lambda: client.call(name, arguments),
+        lambda answer: answer["ok"] or answer["error"]["code"] != "not_ready",
+        timeout,
+        pause=0.1,
+    )
     return result
 
 
@@ -108,8 +117,10 @@ class PolledClient(ABC):
         # Asked again and again: no change event reaches the harness (page timers may be under page.clock).
         tools, held = limits.poll(self.tools, lambda listed: done({t.name for t in listed}), timeout)
         if not held:
-            raise ConditionTimedOut(f"{self.path}: timed out after {timeout:.0f} s waiting for {what}; {self.holder} "
-                                    f"{sorted(t.name for t in tools)}\n{self.diagnostics()}")
+            raise ConditionTimedOut(
+                f"{self.path}: timed out after {timeout:.0f} s waiting for {what}; {self.holder} "
+                f"{sorted(t.name for t in tools)}\n{self.diagnostics()}"
+            )
         return tools
 
     def wait_for_tools(self, names: set[str], timeout: float | None = None) -> list[ToolInfo]:
@@ -118,7 +129,9 @@ class PolledClient(ABC):
     def wait_for_no_tools(self, timeout: float | None = None) -> None:
         self._wait(lambda held: not held, timeout or limits.TOOLS_REGISTERED, "no tools")
 
-    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
+    def call_when_ready(
+        self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY
+    ) -> dict:
         return call_when_ready(self, name, arguments, timeout)
 
     def diagnostics(self) -> str:
@@ -233,15 +246,19 @@ class InPageClient(PolledClient):
 
     def wait_for_only(self, names: set[str], timeout: float | None = None) -> None:
         """Until exactly these operations are registered in the page."""
-        self._wait(lambda held: held == names, timeout or limits.TOOLS_REGISTERED,
-                   f"only tools {sorted(names)}" if names else "no tools")
+        self._wait(
+            lambda held: held == names,
+            timeout or limits.TOOLS_REGISTERED,
+            f"only tools {sorted(names)}" if names else "no tools",
+        )
 
     def start(self, name: str, arguments: dict[str, Any]) -> InPageCall:
         call = InPageCall(self, next(_ids), name, arguments)
         try:
             # Started, not awaited: the call's promise stays in the page until result() asks.
-            self.tool_page.page.evaluate(f"([id, name, input]) => {{ {_PAGE_HELPERS}.start(id, name, input); }}",
-                                         [call.id, name, arguments])
+            self.tool_page.page.evaluate(
+                f"([id, name, input]) => {{ {_PAGE_HELPERS}.start(id, name, input); }}", [call.id, name, arguments]
+            )
         except PlaywrightError as error:
             raise HarnessError(f"{name} (in-page): {error.message}\n{self.diagnostics()}") from None
         return call
@@ -252,7 +269,8 @@ class InPageClient(PolledClient):
         try:
             outcome = self.tool_page.page.evaluate(
                 f"([id, name, input, ms]) => {{ const h = {_PAGE_HELPERS}; h.start(id, name, input); return h.outcome(id, ms); }}",
-                [id_, name, arguments or {}, timeout * 1000])
+                [id_, name, arguments or {}, timeout * 1000],
+            )
         except PlaywrightError as error:
             raise HarnessError(f"{name} (in-page): {error.message}\n{self.diagnostics()}") from None
         return self.parsed(name, outcome, timeout)
@@ -264,12 +282,16 @@ class InPageClient(PolledClient):
             outcomes = self.tool_page.page.evaluate(
                 f"([ids, name, inputs, ms]) => {{ const h = {_PAGE_HELPERS}; ids.forEach((id, i) => h.start(id, name, inputs[i]));"
                 " return Promise.all(ids.map((id) => h.outcome(id, ms))); }",
-                [ids, name, inputs, timeout * 1000])
+                [ids, name, inputs, timeout * 1000],
+            )
         except PlaywrightError as error:
             raise HarnessError(f"{name} (in-page): {error.message}\n{self.diagnostics()}") from None
         return [self.parsed(name, outcome, timeout) for outcome in outcomes]
 
-def call_all(client: ToolClient, name: str, inputs: list[dict[str, Any]], timeout: float = limits.CALL_RESULT) -> list[dict]:
+
+def call_all(
+    client: ToolClient, name: str, inputs: list[dict[str, Any]], timeout: float = limits.CALL_RESULT
+) -> list[dict]:
     """Calls an agent makes without waiting for one answer before the next: started in order, then
     each answered. A client that can (in-page, extension) sends them all and awaits them in one
     round trip (a round trip to start each call and one to await it made a thousand calls take most
@@ -293,8 +315,9 @@ def start_and_see(tool_page: ToolPage, client: ToolClient, name: str, arguments:
     dialog = tool_page.dialog.root
     expect(dialog).to_have_count(0)  # the dialog of a call decided before has gone
     pending = client.start(name, arguments)
-    seen, _ = limits.poll(lambda: "dialog" if dialog.is_visible() else "decided" if pending.done() else None,
-                          limit=limits.CALL_RESULT)
+    seen, _ = limits.poll(
+        lambda: "dialog" if dialog.is_visible() else "decided" if pending.done() else None, limit=limits.CALL_RESULT
+    )
     if seen is None:
         raise ConditionTimedOut(f"{name} neither asked nor was decided in {limits.CALL_RESULT:.0f} s")
     return pending, seen == "dialog"

@@ -26,9 +26,30 @@ from harness.schemas import (
     schema_mismatches,
 )
 
-__all__ = ["ANNOTATION_NAMES", "CONSEQUENTIAL", "ERROR_CODES", "FAILURE", "FROM_EDITOR", "MAX_NEW_ELEMENTS", "ONE_MEGABYTE",
-           "READ_ONLY", "RUN_TIMEOUT", "SQL_FAILURE", "UNTRUSTED", "Confirmation", "Operation", "assert_shape",
-           "by_name", "confirming", "names", "names_of", "operations", "operations_of", "reader_of", "schema_mismatches"]
+__all__ = [
+    "ANNOTATION_NAMES",
+    "CONSEQUENTIAL",
+    "ERROR_CODES",
+    "FAILURE",
+    "FROM_EDITOR",
+    "MAX_NEW_ELEMENTS",
+    "ONE_MEGABYTE",
+    "READ_ONLY",
+    "RUN_TIMEOUT",
+    "SQL_FAILURE",
+    "UNTRUSTED",
+    "Confirmation",
+    "Operation",
+    "assert_shape",
+    "by_name",
+    "confirming",
+    "names",
+    "names_of",
+    "operations",
+    "operations_of",
+    "reader_of",
+    "schema_mismatches",
+]
 
 
 def operations() -> tuple[Operation, ...]:

@@ -34,8 +34,12 @@ from harness.relay import HeldPort, Relay, RelayError
 from harness.targets import HOLD_LOADING_KINDS, Target, TargetError, check_reachable, load_profile, served_at
 
 # Hooks that show only in a state the doctor does not bring about.
-STATE_HOOKS = {"running": "shows only during a run", "test_running": "shows only during a test run",
-               "reset_notice": "shows only after a reset", "excluded_directory": "a directory name"}
+STATE_HOOKS = {
+    "running": "shows only during a run",
+    "test_running": "shows only during a test run",
+    "reset_notice": "shows only after a reset",
+    "excluded_directory": "a directory name",
+}
 # Counts the IndexedDB databases a page opens (hold_loading = "indexeddb"), holding none.
 COUNT_INDEXEDDB = """(() => {
   const open = IDBFactory.prototype.open;
@@ -86,7 +90,9 @@ def run(args) -> int:
             held = None
         home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="doctor-relay-")))
         try:
-            relay = stack.enter_context(Relay(port=target.relay_port, widget_origin=target.widget_origin, home=home, held=held))
+            relay = stack.enter_context(
+                Relay(port=target.relay_port, widget_origin=target.widget_origin, home=home, held=held)
+            )
         except RelayError as error:
             relay = None
             notes.append(f"relay: {str(error).splitlines()[0]}")
@@ -165,9 +171,13 @@ def look_at(tool_page: ToolPage, seen: Seen, row: Row, target: Target, relay: Re
     with contextlib.suppress(PlaywrightError):  # a page that never fires load is looked at as it is
         page.wait_for_load_state("load", timeout=limits.PAGE_SETTLED * 1000)
     document = target.tools[tool].document
-    row.cells["title"] = ("— (no document in the profile)" if document is None else
-                          "ok" if limits.poll(lambda: document.name in page.title())[1]
-                          else f"lacks 「{document.name}」: {page.title()!r}")
+    row.cells["title"] = (
+        "— (no document in the profile)"
+        if document is None
+        else "ok"
+        if limits.poll(lambda: document.name in page.title())[1]
+        else f"lacks 「{document.name}」: {page.title()!r}"
+    )
     try:
         tool_page.switch.wait_for(state="visible", timeout=30_000)
     except PlaywrightError:
@@ -183,8 +193,10 @@ def look_at(tool_page: ToolPage, seen: Seen, row: Row, target: Target, relay: Re
     except (ConditionTimedOut, PlaywrightError):
         registered = {info.name for info in client.tools()}
     missing, extra = sorted(expected - registered), sorted(registered - expected)
-    differences = [*([f"missing {', '.join(missing)}"] if missing else []),
-                   *([f"extra {', '.join(extra)}"] if extra else [])]
+    differences = [
+        *([f"missing {', '.join(missing)}"] if missing else []),
+        *([f"extra {', '.join(extra)}"] if extra else []),
+    ]
     row.cells["operations"] = "; ".join(differences) or f"{len(expected)} of {len(expected)}"
     ready = not missing and client.call_when_ready(contract.reader_of(tool).name)["ok"]
     row.cells["hooks"] = "; ".join(hook_states(tool_page, seen, target, client, ready)) or "—"
@@ -206,7 +218,9 @@ def hook_states(tool_page: ToolPage, seen: Seen, target: Target, client: InPageC
             caught = [kind for kind in kinds if loading_caught(kind, seen, page)]
             states.append(f"hold_loading {'catches ' + ', '.join(caught) if caught else 'caught nothing'}")
         elif hook == "engine":
-            states.append(f"engine {'matched ' + str(len(seen.routed[value])) + ' requests' if seen.routed[value] else 'matched nothing'}")
+            states.append(
+                f"engine {'matched ' + str(len(seen.routed[value])) + ' requests' if seen.routed[value] else 'matched nothing'}"
+            )
         elif hook == "binary_file":
             listed = client.call(f"{tool}_list_files", {}) if ready else {}
             paths = {entry["path"] for entry in listed.get("entries", [])}
@@ -240,6 +254,7 @@ def relay_state(tool_page: ToolPage, relay: Relay | None, names: set[str]) -> st
 
 # --- what will be 未確認 --------------------------------------------------------------------------
 
+
 class _Collected:
     """Collects each scenario run's tool, rules and profile keys (pytest --collect-only)."""
 
@@ -261,8 +276,21 @@ def missing_keys_and_rules(target: Target, profile: str, base_url: str | None) -
     """Per tool of the target: each profile key it lacks that a scenario reads, and those scenarios' rules."""
     collected = _Collected()
     with contextlib.redirect_stdout(io.StringIO()):
-        pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", str(ROOT / "scenarios"), "--target", profile,
-                     *(["--base-url", base_url] if base_url else []), "--browser", "chromium"], plugins=[collected])
+        pytest.main(
+            [
+                "--collect-only",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                str(ROOT / "scenarios"),
+                "--target",
+                profile,
+                *(["--base-url", base_url] if base_url else []),
+                "--browser",
+                "chromium",
+            ],
+            plugins=[collected],
+        )
     missing: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for tool, rules, keys in collected.runs:
         for key in keys:
@@ -291,4 +319,3 @@ def print_table(target: Target, rows: list[Row], notes: list[str], unverified: d
         print("- nothing for want of a profile key")
     if not target.served:
         print("- relay.widget-origin: it needs the same page on a second origin, which only the served reference has")
-

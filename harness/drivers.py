@@ -25,8 +25,16 @@ BULK_CALLS = "bulk-calls"  # 200 calls in seconds, not in minutes
 MCP_RELAY = "mcp-relay"  # the MCP-B relay stands between the page and an MCP client
 PAGE_CALL_ID = "page-call-id"  # the page's side of a call can be watched by the harness (when it settles)
 
-CAPABILITIES = (RESULT_TEXT, PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT, LARGE_MESSAGES, BULK_CALLS, MCP_RELAY,
-                PAGE_CALL_ID)
+CAPABILITIES = (
+    RESULT_TEXT,
+    PAGE_CLOCK,
+    ANNOTATIONS,
+    UNVALIDATED_INPUT,
+    LARGE_MESSAGES,
+    BULK_CALLS,
+    MCP_RELAY,
+    PAGE_CALL_ID,
+)
 
 
 @dataclass(frozen=True)
@@ -54,26 +62,44 @@ DRIVERS: dict[str, Driver] = {
     driver.name: driver
     for driver in (
         # The page's own document.modelContext (getTools + executeTool), from a script in the page.
-        Driver("in-page", frozenset({RESULT_TEXT, PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT,
-                                     LARGE_MESSAGES, BULK_CALLS, PAGE_CALL_ID}),
-               {"ja": "ページの中の API(getTools と executeTool)", "en": "In-page API (getTools and executeTool)"},
-               client="harness.clients:InPageClient"),
+        Driver(
+            "in-page",
+            frozenset(
+                {RESULT_TEXT, PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT, LARGE_MESSAGES, BULK_CALLS, PAGE_CALL_ID}
+            ),
+            {"ja": "ページの中の API(getTools と executeTool)", "en": "In-page API (getTools and executeTool)"},
+            client="harness.clients:InPageClient",
+        ),
         # The spawned MCP-B relay CLI and the Python MCP SDK over stdio (harness/relay.py). Its widget
         # runs in the page's frame on the page's clock and gives a call 10 s; it closes a socket on a
         # message over 1,000,000 bytes; it forwards no annotations and may refuse input itself.
-        Driver("relay", frozenset({RESULT_TEXT, MCP_RELAY}),
-               {"ja": "MCP-B の relay と、MCP のクライアント(SDK)", "en": "MCP-B relay and an MCP client (SDK)"}),
+        Driver(
+            "relay",
+            frozenset({RESULT_TEXT, MCP_RELAY}),
+            {"ja": "MCP-B の relay と、MCP のクライアント(SDK)", "en": "MCP-B relay and an MCP client (SDK)"},
+        ),
         # The browser's own WebMCP as Playwright 1.65 reaches it (page.webmcp: what a browser's built-in
         # agent sees). It hands back the result already parsed, so it cannot tell a string from an object.
-        Driver("webmcp", frozenset({PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT, LARGE_MESSAGES, BULK_CALLS}),
-               {"ja": "ブラウザ自身の WebMCP(Playwright の page.webmcp)", "en": "The browser's own WebMCP (Playwright's page.webmcp)"},
-               client="harness.webmcp:WebMCPClient", needs_native_webmcp=True),
+        Driver(
+            "webmcp",
+            frozenset({PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT, LARGE_MESSAGES, BULK_CALLS}),
+            {
+                "ja": "ブラウザ自身の WebMCP(Playwright の page.webmcp)",
+                "en": "The browser's own WebMCP (Playwright's page.webmcp)",
+            },
+            client="harness.webmcp:WebMCPClient",
+            needs_native_webmcp=True,
+        ),
         # An agent extension's content script (fixtures/agent-extension, harness/extension.py): from its
         # isolated world it reaches only the browser's own document.modelContext, never the polyfill.
-        Driver("extension", frozenset({RESULT_TEXT, PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT,
-                                       LARGE_MESSAGES, BULK_CALLS}),
-               {"ja": "拡張機能の content script", "en": "An extension's content script"},
-               client="harness.extension:ExtensionClient", needs_native_webmcp=True, loads_extension=True),
+        Driver(
+            "extension",
+            frozenset({RESULT_TEXT, PAGE_CLOCK, ANNOTATIONS, UNVALIDATED_INPUT, LARGE_MESSAGES, BULK_CALLS}),
+            {"ja": "拡張機能の content script", "en": "An extension's content script"},
+            client="harness.extension:ExtensionClient",
+            needs_native_webmcp=True,
+            loads_extension=True,
+        ),
     )
 }
 CALL_PATHS = tuple(DRIVERS)

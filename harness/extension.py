@@ -54,15 +54,20 @@ def launch_context(browser_type: BrowserType, launch_args: dict, context_args: d
             context.wait_for_event("serviceworker", timeout=limits.EXPECT_MS)
         except PlaywrightError:
             context.close()
-            raise HarnessError(f"the agent extension ({EXTENSION}) did not start its service worker in "
-                               f"{limits.EXPECT_MS / 1000:.0f} s: this Chromium loaded no unpacked extension") from None
+            raise HarnessError(
+                f"the agent extension ({EXTENSION}) did not start its service worker in "
+                f"{limits.EXPECT_MS / 1000:.0f} s: this Chromium loaded no unpacked extension"
+            ) from None
     return context
 
 
 class ExtensionCall:
     def __init__(self, client: ExtensionClient, name: str, arguments: dict):
         self.client, self.name, self.id = client, name, next(_ids)
-        client.agent("([label, id, name, input]) => agent.start(label, id, name, input)", [client.label, self.id, name, arguments])
+        client.agent(
+            "([label, id, name, input]) => agent.start(label, id, name, input)",
+            [client.label, self.id, name, arguments],
+        )
 
     def done(self) -> bool:
         return not self.client.agent("([id]) => agent.outcome(id, 0)", [self.id]).get("timedOut")
@@ -107,8 +112,16 @@ class ExtensionClient(PolledClient):
         listed = self.agent("([label]) => agent.tools(label)", [self.label])
         if listed.get("noApi"):
             raise HarnessError(f"extension: the content script sees no document.modelContext\n{self.diagnostics()}")
-        return [ToolInfo(t["name"], t["name"], t["description"], t["inputSchema"],
-                         frozenset(k for k, v in t["annotations"].items() if v is True)) for t in listed["tools"]]
+        return [
+            ToolInfo(
+                t["name"],
+                t["name"],
+                t["description"],
+                t["inputSchema"],
+                frozenset(k for k, v in t["annotations"].items() if v is True),
+            )
+            for t in listed["tools"]
+        ]
 
     def start(self, name: str, arguments: dict[str, Any]) -> ExtensionCall:
         return ExtensionCall(self, name, arguments)
@@ -119,6 +132,8 @@ class ExtensionClient(PolledClient):
     def call_all(self, name: str, inputs: list[dict[str, Any]], timeout: float = limits.CALL_RESULT) -> list[dict]:
         """Send the calls one after another, then await them all: one round trip to the worker."""
         ids = [next(_ids) for _ in inputs]
-        outcomes = self.agent("([label, ids, name, inputs, ms]) => agent.callAll(label, ids, name, inputs, ms)",
-                              [self.label, ids, name, inputs, timeout * 1000])
+        outcomes = self.agent(
+            "([label, ids, name, inputs, ms]) => agent.callAll(label, ids, name, inputs, ms)",
+            [self.label, ids, name, inputs, timeout * 1000],
+        )
         return [self.parsed(name, outcome, timeout) for outcome in outcomes]

@@ -35,8 +35,7 @@ PROOF_BROWSERS = ("chromium", "chromium-noflag")
 # Scenarios that no fault of the reference can make fail, with why: the proof fails on any other
 # scenario that no fault caught.
 BEYOND_THE_PAGE = {
-    "scenarios/test_relay.py::test_closing_the_tab_removes_its_tools":
-        "the relay drops a closed tab's operations when the tab's connection closes; nothing a page does outlives its tab",
+    "scenarios/test_relay.py::test_closing_the_tab_removes_its_tools": "the relay drops a closed tab's operations when the tab's connection closes; nothing a page does outlives its tab",
 }
 
 
@@ -63,9 +62,13 @@ def catalog() -> list[Fault]:
         for name, entry in entries.items():
             unknown = set(entry) - {"rule", "breaks", "tool", "path"}
             if unknown or "rule" not in entry or "breaks" not in entry:
-                problems.append(f"{path.relative_to(ROOT)}: {name}: needs rule and breaks; unknown keys {sorted(unknown)}")
+                problems.append(
+                    f"{path.relative_to(ROOT)}: {name}: needs rule and breaks; unknown keys {sorted(unknown)}"
+                )
                 continue
-            fault = Fault(name, entry["rule"], entry["breaks"], entry.get("tool", default_tool), entry.get("path", "in-page"))
+            fault = Fault(
+                name, entry["rule"], entry["breaks"], entry.get("tool", default_tool), entry.get("path", "in-page")
+            )
             if fault.rule not in BY_ID:
                 problems.append(f"{path.relative_to(ROOT)}: {name}: unknown rule {fault.rule}")
             if fault.tool not in tools.NAMES or fault.path not in drivers.DRIVERS:
@@ -92,6 +95,7 @@ def unknown_faults(names: list[str]) -> str | None:
 
 # --- the proof's pytest session ----------------------------------------------------------------
 
+
 def _item_tool(params: dict) -> str | None:
     for key in ("tool", "page_tool"):
         if params.get(key):
@@ -112,8 +116,11 @@ class FaultProofPlugin:
             return
         rules = {rule for marker in metafunc.definition.iter_markers("rules") for rule in marker.args}
         sentinel = metafunc.definition.nodeid.split("[")[0] == SENTINEL
-        faults = [f.name for f in self.faults.values() if (f.rule not in rules) == sentinel
-                  and (not sentinel or f.name in self.sentinels)]
+        faults = [
+            f.name
+            for f in self.faults.values()
+            if (f.rule not in rules) == sentinel and (not sentinel or f.name in self.sentinels)
+        ]
         values = ([None] if self.with_clean and faults and not sentinel else []) + faults
         metafunc.parametrize("reference_fault", values, ids=[v or "clean" for v in values])
 
@@ -150,12 +157,16 @@ class FaultProofPlugin:
         if path is None or path == fault.path:
             return True
         # A scenario that cannot run on the fault's path proves it on the first path it runs on.
-        runs_on = drivers.paths_for({c for m in item.iter_markers("needs") for c in m.args},
-                                    item.get_closest_marker("one_driver") is not None, list(drivers.CALL_PATHS))
+        runs_on = drivers.paths_for(
+            {c for m in item.iter_markers("needs") for c in m.args},
+            item.get_closest_marker("one_driver") is not None,
+            list(drivers.CALL_PATHS),
+        )
         return fault.path not in runs_on and path == runs_on[0]
 
 
 # --- running and judging the proof ---------------------------------------------------------------
+
 
 def _key(row: dict) -> tuple:
     params = {k: v for k, v in row["params"].items() if k != "reference_fault"}
@@ -183,11 +194,12 @@ def judge(fault: Fault, browser: str, rows: list[dict], clean: dict[tuple, str])
     sentinels = [r for r in rows if r["scenario"] == SENTINEL]
     # The sentinel may see the fault's own rule broken (every failure thrown breaks its read too):
     # only another rule broken, or an error, shows the fault reaches beyond its rule.
-    broken_sentinel = [r for r in sentinels if r["outcome"] != "passed"
-                       and broken_rules(r) != {fault.rule}]
+    broken_sentinel = [r for r in sentinels if r["outcome"] != "passed" and broken_rules(r) != {fault.rule}]
     if broken_sentinel:
         r = broken_sentinel[0]
-        return Verdict(fault, browser, "too-broad", f"breaks the sentinel {r['nodeid']}: {r['outcome']}: {r['message'][:200]}")
+        return Verdict(
+            fault, browser, "too-broad", f"breaks the sentinel {r['nodeid']}: {r['outcome']}: {r['message'][:200]}"
+        )
     usable = [r for r in targeted if clean.get(_key(r)) == "passed"]
     caught = [r for r in usable if fault.rule in broken_rules(r)]
     if caught:
@@ -201,8 +213,10 @@ def judge(fault: Fault, browser: str, rows: list[dict], clean: dict[tuple, str])
     if not usable:
         why = "no scenario of its rule ran" if not targeted else "none of its scenarios passes without the fault"
         return Verdict(fault, browser, "missed", why)
-    seen = "; ".join(f"{r['nodeid'].split('::')[-1]} {r['outcome']}" + (f" ({r['broken']})" if r["broken"] else "")
-                     for r in usable[:4])
+    seen = "; ".join(
+        f"{r['nodeid'].split('::')[-1]} {r['outcome']}" + (f" ({r['broken']})" if r["broken"] else "")
+        for r in usable[:4]
+    )
     return Verdict(fault, browser, "missed", f"no check of {fault.rule} failed: {seen}")
 
 
@@ -210,6 +224,7 @@ def judge(fault: Fault, browser: str, rows: list[dict], clean: dict[tuple, str])
 class Leg:
     """One pytest session of the proof: its browsers, the latitudes switched on, the call paths it
     takes, and where its clean runs come from (None: run in the same session)."""
+
     browsers: tuple[str, ...]
     latitudes: tuple[str, ...] = ()
     call_paths: tuple[str, ...] = ()
@@ -221,21 +236,36 @@ class Leg:
         return browser + (f" with {len(self.latitudes)} latitudes" if self.latitudes else "")
 
 
-def _run_leg(leg: Leg, faults: list[Fault], sentinels: list[Fault], workers: int, rows_path: Path,
-             artifacts: Path) -> list[dict] | None:
-    command = scenarios_command(workers=workers, rows=rows_path, artifacts=artifacts, browsers=leg.browsers,
-                                call_paths=leg.call_paths, latitudes=leg.latitudes, quiet=True,
-                                # Hundreds of runs fail by design: a trace and screenshots of each
-                                # (5 s per tab in the background) would be thrown away with the folder.
-                                failure_traces=False,
-                                extra=["--prove-faults", ",".join(f.name for f in faults),
-                                       "--prove-sentinels", ",".join(f.name for f in sentinels)])
+def _run_leg(
+    leg: Leg, faults: list[Fault], sentinels: list[Fault], workers: int, rows_path: Path, artifacts: Path
+) -> list[dict] | None:
+    command = scenarios_command(
+        workers=workers,
+        rows=rows_path,
+        artifacts=artifacts,
+        browsers=leg.browsers,
+        call_paths=leg.call_paths,
+        latitudes=leg.latitudes,
+        quiet=True,
+        # Hundreds of runs fail by design: a trace and screenshots of each
+        # (5 s per tab in the background) would be thrown away with the folder.
+        failure_traces=False,
+        extra=[
+            "--prove-faults",
+            ",".join(f.name for f in faults),
+            "--prove-sentinels",
+            ",".join(f.name for f in sentinels),
+        ],
+    )
     if leg.clean_results is None:
         command.append("--prove-with-clean")
-    print(f"fault proof: {len(faults)} faults on {', '.join(leg.browsers)}"
-          + (f" with {len(leg.latitudes)} latitudes on" if leg.latitudes else "")
-          + (f", call paths {', '.join(leg.call_paths)}" if leg.call_paths else "")
-          + f" ({'clean runs from ' + leg.clean_results.name if leg.clean_results else 'with clean runs'})", flush=True)
+    print(
+        f"fault proof: {len(faults)} faults on {', '.join(leg.browsers)}"
+        + (f" with {len(leg.latitudes)} latitudes on" if leg.latitudes else "")
+        + (f", call paths {', '.join(leg.call_paths)}" if leg.call_paths else "")
+        + f" ({'clean runs from ' + leg.clean_results.name if leg.clean_results else 'with clean runs'})",
+        flush=True,
+    )
     subprocess.run(command, cwd=ROOT)  # its progress shows; its failures are the proof's data
     if not rows_path.exists():
         print("fault proof: the proof's pytest session did not run")
@@ -268,13 +298,18 @@ def run_proof(legs: list[Leg], workers: int, only: list[str] | None = None, out:
             name = "fault-proof" + ("-latitudes" if leg.latitudes else "") + (f"-{number}" if len(legs) > 1 else "")
             sentinels = [f for f in faults if f.name not in sentinel_run]
             sentinel_run |= {f.name for f in sentinels}
-            rows = _run_leg(leg, faults, sentinels, workers, (out or Path(tmp)) / f"{name}.json", Path(tmp) / "artifacts")
+            rows = _run_leg(
+                leg, faults, sentinels, workers, (out or Path(tmp)) / f"{name}.json", Path(tmp) / "artifacts"
+            )
             if rows is None:
                 ok = False
                 continue
             all_rows += rows
-            source = json.loads(leg.clean_results.read_text(encoding="utf-8")) if leg.clean_results else \
-                [r for r in rows if r["fault"] is None]
+            source = (
+                json.loads(leg.clean_results.read_text(encoding="utf-8"))
+                if leg.clean_results
+                else [r for r in rows if r["fault"] is None]
+            )
             clean = {_key(r): r["outcome"] for r in source}
             by_fault: dict[tuple[str, str], list[dict]] = defaultdict(list)
             for r in rows:
@@ -282,14 +317,22 @@ def run_proof(legs: list[Leg], workers: int, only: list[str] | None = None, out:
                     by_fault[(r["fault"], r["browser"])].append(r)
             mine = [judge(f, b, by_fault[(f.name, b)], clean) for f in faults for b in leg.browsers]
             for v in mine:
-                label = {"caught": "caught  ", "not-observable": "n/a     ", "missed": "MISSED  ", "too-broad": "TOO BROAD"}[v.status]
+                label = {
+                    "caught": "caught  ",
+                    "not-observable": "n/a     ",
+                    "missed": "MISSED  ",
+                    "too-broad": "TOO BROAD",
+                }[v.status]
                 print(f"{label} {v.fault.name} ({v.fault.rule}) on {leg.where(v.browser)}: {v.detail}", flush=True)
             for browser in leg.browsers:
                 here = [v for v in mine if v.browser == browser]
                 caught = sum(v.status == "caught" for v in here)
                 observable = sum(v.status != "not-observable" for v in here)
-                print(f"faults caught: {caught}/{observable} on {leg.where(browser)}"
-                      + (f" ({len(here) - observable} not observable there)" if observable < len(here) else ""), flush=True)
+                print(
+                    f"faults caught: {caught}/{observable} on {leg.where(browser)}"
+                    + (f" ({len(here) - observable} not observable there)" if observable < len(here) else ""),
+                    flush=True,
+                )
                 ok &= caught == observable
             verdicts += [(leg, v) for v in mine]
     # Scenario functions that caught no fault anywhere: nothing shows they can fail.
@@ -313,8 +356,10 @@ def list_catalog(pytest_args: list[str]) -> int:
     by_rule = scenarios_by_rule(pytest_args)
     for fault in catalog():
         scenarios = sorted({node.split("[")[0] for node in by_rule.get(fault.rule, [])})
-        print(f"{fault.name}  [{fault.tool}, {fault.path}]\n  breaks {fault.rule}: {fault.breaks}\n"
-              f"  caught by: {', '.join(scenarios) or 'NO SCENARIO'}")
+        print(
+            f"{fault.name}  [{fault.tool}, {fault.path}]\n  breaks {fault.rule}: {fault.breaks}\n"
+            f"  caught by: {', '.join(scenarios) or 'NO SCENARIO'}"
+        )
     return 0
 
 
@@ -337,8 +382,9 @@ def scenarios_by_rule(pytest_args: list[str]) -> dict[str, list[str]]:
     with open(os.devnull, "w") as devnull:
         stdout, sys.stdout = sys.stdout, devnull
         try:
-            code = pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *pytest_args, "scenarios"],
-                               plugins=[collector])
+            code = pytest.main(
+                ["--collect-only", "-q", "-p", "no:cacheprovider", *pytest_args, "scenarios"], plugins=[collector]
+            )
         finally:
             sys.stdout = stdout
     if code not in (0, 5):

@@ -40,14 +40,26 @@ def render(out: Path, results: list[dict], run: dict) -> str:
         cells = []
         for browser, path in envs:
             cell = report.rule_cell(rule.id, browser, path, results, unavailable)
-            runs = [index for index, row in enumerate(results) if report._applies(row, browser, path)
-                    and report._about(row, rule.id)]
-            cells.append({"verdict": cell.verdict, "reasons": [report._reason_text(r, "ja") for r in cell.reasons],
-                          "runs": runs, "picture": pictures.get((rule.id, browser)) if cell.verdict == report.VERIFIED else None})
+            runs = [
+                index
+                for index, row in enumerate(results)
+                if report._applies(row, browser, path) and report._about(row, rule.id)
+            ]
+            cells.append(
+                {
+                    "verdict": cell.verdict,
+                    "reasons": [report._reason_text(r, "ja") for r in cell.reasons],
+                    "runs": runs,
+                    "picture": pictures.get((rule.id, browser)) if cell.verdict == report.VERIFIED else None,
+                }
+            )
         rules.append({"id": rule.id, "where": f"{rule.source} {rule.section}", "text": rule.text, "cells": cells})
     markdown = report.render(results, run, "ja")
     data = {
-        "words": {key: t[key] for key in (report.VERIFIED, report.BROKEN, report.UNVERIFIED, report.KNOWN, report.NOT_APPLICABLE)},
+        "words": {
+            key: t[key]
+            for key in (report.VERIFIED, report.BROKEN, report.UNVERIFIED, report.KNOWN, report.NOT_APPLICABLE)
+        },
         "legend": t["legend"],
         "envs": [{"browser": b, "path": p} for b, p in envs],
         "browsers": browsers,
@@ -57,7 +69,9 @@ def render(out: Path, results: list[dict], run: dict) -> str:
         "runs": [_run(out, row, run) for row in results],
     }
     head = html.escape(f"Verification — {run['target']}")
-    return PAGE.replace("__TITLE__", head).replace("__DATA__", json.dumps(data, ensure_ascii=False).replace("</", "<\\/"))
+    return PAGE.replace("__TITLE__", head).replace(
+        "__DATA__", json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+    )
 
 
 def _table1(markdown: str) -> list[list[str]]:
@@ -71,16 +85,32 @@ def _run(out: Path, row: dict, run: dict) -> dict:
     failed = row["outcome"] in ("failed", "error") or bool(row.get("flaky"))
     console = ""
     if failed and folder.is_dir():
-        console = "\n\n".join(path.read_text(encoding="utf-8", errors="replace")[:CONSOLE_CHARS]
-                              for path in sorted(folder.glob("*console-and-relay.txt")))
-    screenshots = sorted(str(path.relative_to(out)) for pattern in SCREENSHOTS for path in folder.glob(pattern)) if failed and folder.is_dir() else []
+        console = "\n\n".join(
+            path.read_text(encoding="utf-8", errors="replace")[:CONSOLE_CHARS]
+            for path in sorted(folder.glob("*console-and-relay.txt"))
+        )
+    screenshots = (
+        sorted(str(path.relative_to(out)) for pattern in SCREENSHOTS for path in folder.glob(pattern))
+        if failed and folder.is_dir()
+        else []
+    )
     trace = folder / "trace.zip"
     return {
-        "nodeid": row["nodeid"], "browser": row["browser"], "path": row["call_path"], "tool": row["tool"],
-        "outcome": row["outcome"], "message": row["message"], "flaky": row.get("flaky"),
-        "checks": row["checks"], "latitudes": row.get("latitudes", []),
-        "pictures": sorted(set((row.get("evidence") or {}).values())), "screenshots": screenshots, "console": console,
-        "trace": f"python -m playwright show-trace {shlex.quote(str(trace.relative_to(out)))}" if trace.is_file() else None,
+        "nodeid": row["nodeid"],
+        "browser": row["browser"],
+        "path": row["call_path"],
+        "tool": row["tool"],
+        "outcome": row["outcome"],
+        "message": row["message"],
+        "flaky": row.get("flaky"),
+        "checks": row["checks"],
+        "latitudes": row.get("latitudes", []),
+        "pictures": sorted(set((row.get("evidence") or {}).values())),
+        "screenshots": screenshots,
+        "console": console,
+        "trace": f"python -m playwright show-trace {shlex.quote(str(trace.relative_to(out)))}"
+        if trace.is_file()
+        else None,
         "rerun": rerun_command(row, run["target"]),
     }
 

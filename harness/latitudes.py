@@ -53,16 +53,37 @@ def unknown_latitudes(names: list[str]) -> str | None:
 FALSE_ALARMS = ("failed", "error", "stale")
 
 
-def _pytest(browsers: list[str], workers: int, latitudes: list[str], rows_path: Path, artifacts: Path,
-            call_paths: list[str], nodeids: list[str] | None = None) -> list[dict]:
-    command = scenarios_command(workers=workers, rows=rows_path, artifacts=artifacts, browsers=browsers,
-                                call_paths=call_paths, latitudes=latitudes, quiet=True, nodeids=nodeids or [])
+def _pytest(
+    browsers: list[str],
+    workers: int,
+    latitudes: list[str],
+    rows_path: Path,
+    artifacts: Path,
+    call_paths: list[str],
+    nodeids: list[str] | None = None,
+) -> list[dict]:
+    command = scenarios_command(
+        workers=workers,
+        rows=rows_path,
+        artifacts=artifacts,
+        browsers=browsers,
+        call_paths=call_paths,
+        latitudes=latitudes,
+        quiet=True,
+        nodeids=nodeids or [],
+    )
     subprocess.run(command, cwd=ROOT)  # its progress shows; its failures are the proof's data
     return json.loads(rows_path.read_text(encoding="utf-8")) if rows_path.exists() else []
 
 
-def run_proof(browsers: list[str], workers: int, only: list[str] | None = None, out: Path | None = None,
-              call_paths: list[str] | tuple[str, ...] = (), rows: list[dict] | None = None) -> int:
+def run_proof(
+    browsers: list[str],
+    workers: int,
+    only: list[str] | None = None,
+    out: Path | None = None,
+    call_paths: list[str] | tuple[str, ...] = (),
+    rows: list[dict] | None = None,
+) -> int:
     """Every scenario with all the latitudes on at once; where something fails, each latitude alone
     on the failing scenarios names the ones it comes from. Writes latitude-proof.json into `out`.
     `call_paths` narrows the run: latitudes are the page's, whichever way a call arrives. `rows`:
@@ -70,12 +91,16 @@ def run_proof(browsers: list[str], workers: int, only: list[str] | None = None, 
     latitudes = [latitude.name for latitude in catalog() if not only or latitude.name in only]
     out = out or ROOT / "verification" / "latitude-proof"
     out.mkdir(parents=True, exist_ok=True)
-    print(f"latitude proof: {len(latitudes)} latitudes together on {', '.join(browsers)}"
-          + (f", call paths {', '.join(call_paths)}" if call_paths else "")
-          + (f" ({len(rows)} runs made already)" if rows is not None else ""), flush=True)
+    print(
+        f"latitude proof: {len(latitudes)} latitudes together on {', '.join(browsers)}"
+        + (f", call paths {', '.join(call_paths)}" if call_paths else "")
+        + (f" ({len(rows)} runs made already)" if rows is not None else ""),
+        flush=True,
+    )
     if rows is None:
-        rows = _pytest(browsers, workers, latitudes, out / "latitude-proof.json", out / "latitude-artifacts",
-                       list(call_paths))
+        rows = _pytest(
+            browsers, workers, latitudes, out / "latitude-proof.json", out / "latitude-artifacts", list(call_paths)
+        )
     if not rows:
         print("latitude proof: the proof's pytest session did not run")
         return 1
@@ -84,19 +109,33 @@ def run_proof(browsers: list[str], workers: int, only: list[str] | None = None, 
     if alarms and len(latitudes) > 1:
         nodeids = sorted({row["nodeid"] for row in alarms})
         for latitude in latitudes:
-            alone = _pytest(browsers, workers, [latitude], out / f"latitude-{latitude}.json",
-                            out / "latitude-artifacts", list(call_paths), nodeids)
+            alone = _pytest(
+                browsers,
+                workers,
+                [latitude],
+                out / f"latitude-{latitude}.json",
+                out / "latitude-artifacts",
+                list(call_paths),
+                nodeids,
+            )
             blamed[latitude] = [row for row in alone if row["outcome"] in FALSE_ALARMS]
     elif alarms:
         blamed[latitudes[0]] = alarms
     for row in alarms:
-        print(f"FALSE ALARM {row['nodeid']}: {row['outcome']}"
-              + (f" ({row['broken']})" if row.get("broken") else "") + f": {(row['message'] or '')[:300]}", flush=True)
+        print(
+            f"FALSE ALARM {row['nodeid']}: {row['outcome']}"
+            + (f" ({row['broken']})" if row.get("broken") else "")
+            + f": {(row['message'] or '')[:300]}",
+            flush=True,
+        )
     unobserved = Counter(row["nodeid"].split("[")[0] for row in rows if row["outcome"] == "skipped")
     for latitude in latitudes:
         failing = blamed.get(latitude, [])
-        print(f"{'passed  ' if not failing else 'FAILED  '} {latitude}"
-              + (f": {len(failing)} false alarms, e.g. {failing[0]['nodeid']}" if failing else ""), flush=True)
+        print(
+            f"{'passed  ' if not failing else 'FAILED  '} {latitude}"
+            + (f": {len(failing)} false alarms, e.g. {failing[0]['nodeid']}" if failing else ""),
+            flush=True,
+        )
     together_only = bool(alarms) and not any(blamed.values())
     if together_only:
         print(f"latitude proof: {len(alarms)} false alarms only with the latitudes together", flush=True)

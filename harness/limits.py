@@ -42,8 +42,9 @@ SCENARIO = 300 * SCALE  # the per-scenario watchdog (pytest-timeout)
 ENDED = 10 * SCALE  # a command's processes end after it (Ctrl-C: browsers and workers end on their own)
 
 
-def poll(attempt: Callable[[], T], done: Callable[[T], bool] = bool, limit: float = EXPECT_MS / 1000,
-         pause: float = 0.05) -> tuple[T, bool]:
+def poll(
+    attempt: Callable[[], T], done: Callable[[T], bool] = bool, limit: float = EXPECT_MS / 1000, pause: float = 0.05
+) -> tuple[T, bool]:
     """attempt() until done(its value) or `limit` seconds have passed, `pause` seconds apart: the last
     value, and whether it was done."""
     deadline = time.monotonic() + limit

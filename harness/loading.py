@@ -98,8 +98,10 @@ class HeldLoading:
         self._end_indexeddb("stop")
         if not self._any_held():
             self._unroute()
-            pytest.skip(f"未確認: the harness could not hold {tool_page.tool}'s loading "
-                        f"(nothing of hold_loading = {how!r} was seen)")
+            pytest.skip(
+                f"未確認: the harness could not hold {tool_page.tool}'s loading "
+                f"(nothing of hold_loading = {how!r} was seen)"
+            )
 
     def _route(self, pattern: str, carries: Callable) -> tuple[str, Callable]:
         def hold(route: Route) -> None:

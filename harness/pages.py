@@ -93,7 +93,9 @@ class ToolPage:
         self.contacted.clear()
         self.in_flight.clear()
 
-    def goto(self, url: str, wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load") -> ToolPage:
+    def goto(
+        self, url: str, wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load"
+    ) -> ToolPage:
         self.page.goto(url, wait_until=wait_until)
         return self
 
@@ -116,8 +118,9 @@ class ToolPage:
         while True:
             try:
                 # Any request starting or ending restarts the quiet period.
-                self.page.wait_for_event("request", timeout=quiet_ms) if not self.in_flight else \
-                    self.page.wait_for_event("requestfinished", timeout=quiet_ms)
+                self.page.wait_for_event(
+                    "request", timeout=quiet_ms
+                ) if not self.in_flight else self.page.wait_for_event("requestfinished", timeout=quiet_ms)
             except PlaywrightTimeoutError:
                 if not self.in_flight:
                     return
@@ -125,16 +128,20 @@ class ToolPage:
                 pending = sorted(request.url for request in self.in_flight)[:5]
                 raise HarnessError(f"{self.page.url} did not settle in {timeout_ms / 1000:.0f} s; in flight: {pending}")
 
-    def wait_until_saved(self, present: tuple[str, ...] = (), absent: tuple[str, ...] = (),
-                         timeout: float = limits.ANSWERED_AT_ONCE) -> bool:
+    def wait_until_saved(
+        self, present: tuple[str, ...] = (), absent: tuple[str, ...] = (), timeout: float = limits.ANSWERED_AT_ONCE
+    ) -> bool:
         """Whether, within `timeout`, the origin's localStorage and IndexedDB came to hold every text
         of `present` and none of `absent` (in keys or values, bytes read as UTF-8). A page saves a
         change as it saves the user's (Design Doc: IndexedDB への保存は、利用者が書き換えたときと同じよう
         に): after its answer, maybe. Waited for before a reload; a page that saves in a form these
         texts are not in costs the timeout, and what the reload shows is still the check."""
-        _, saved = limits.poll(lambda: self.page.evaluate(SAVED_TEXT),
-                               lambda kept: all(text in kept for text in present) and not any(text in kept for text in absent),
-                               timeout, pause=0.1)
+        _, saved = limits.poll(
+            lambda: self.page.evaluate(SAVED_TEXT),
+            lambda kept: all(text in kept for text in present) and not any(text in kept for text in absent),
+            timeout,
+            pause=0.1,
+        )
         return saved
 
     def settled_scripts(self) -> set[str]:
@@ -217,7 +224,7 @@ SATURATED = 0.35
 
 
 def tone_of(colours: list[list[float]]) -> str:
-    """"danger", "success", "neutral" or "other", by the most saturated of the colours."""
+    """ "danger", "success", "neutral" or "other", by the most saturated of the colours."""
     hls = [colorsys.rgb_to_hls(*(channel / 255 for channel in colour)) for colour in colours]
     telling = [(saturation, hue * 360) for hue, lightness, saturation in hls if 0.04 < lightness < 0.97]
     if not telling or max(telling)[0] < SATURATED:
@@ -266,7 +273,9 @@ class Disclosure:
     def wait_open(self, open_: bool) -> None:
         self.toggle.page.wait_for_function(
             f"([toggle, open]) => {{ {DISCLOSURE_JS} return disclosure.isOpen(toggle) === open; }}",
-            arg=[self.toggle.element_handle(), open_], timeout=limits.EXPECT_MS)
+            arg=[self.toggle.element_handle(), open_],
+            timeout=limits.EXPECT_MS,
+        )
 
     def open(self) -> None:
         expect(self.toggle, "there is no Disclosure to open").to_be_attached()
@@ -376,14 +385,17 @@ READ_TEXTS = """(element) => {
 
 # What an opened row shows besides its header, as a person reads it: its region's rendered text
 # (block by block on lines), once the region shows more than the header's own text.
-OPENED_TEXT = """(toggle) => {
+OPENED_TEXT = (
+    """(toggle) => {
   %s
   const region = disclosure.region(toggle);
   if (!region || !disclosure.isOpen(toggle)) return null;
   const text = region.innerText;
   const header = region.contains(toggle) ? toggle.innerText : '';
   return text.replace(header, '').trim() ? text.replace(header, '') : null;
-}""" % DISCLOSURE_JS
+}"""
+    % DISCLOSURE_JS
+)
 
 
 def flat(text: str) -> str:
@@ -451,9 +463,11 @@ def _leaves(value: Any, key: str | None = None) -> Iterator[tuple[str | None, An
 def parse_row(texts: list[str], names: set[str]) -> LogRow:
     """A row header's texts, read by what they are in the spec's order: a time, an operation's
     name, the arguments' summary, a badge word, the result's summary."""
+
     def fail(why: str) -> AssertionError:
-        return AssertionError(f"a log row's header does not read 時刻、操作の名前、引数の要約、StatusBadge、結果の要約 "
-                              f"({why}): {texts}")
+        return AssertionError(
+            f"a log row's header does not read 時刻、操作の名前、引数の要約、StatusBadge、結果の要約 ({why}): {texts}"
+        )
 
     at_time = next((i for i, text in enumerate(texts) if seconds_of_day(text) is not None), None)
     if at_time is None:
@@ -462,11 +476,14 @@ def parse_row(texts: list[str], names: set[str]) -> LogRow:
     if at_name is None:
         raise fail("no operation name after the time")
     badge = re.compile(rf"^\W*({'|'.join(BADGE_WORDS)})\W*$")
-    word, at_badge = next(((match[1], i) for i in range(at_name + 1, len(texts)) if (match := badge.match(texts[i]))),
-                          (None, None))
+    word, at_badge = next(
+        ((match[1], i) for i in range(at_name + 1, len(texts)) if (match := badge.match(texts[i]))), (None, None)
+    )
     if word is None or at_badge is None:
         raise fail(f"no badge word ({'/'.join(BADGE_WORDS)}) after the name")
-    return LogRow(texts[at_time], texts[at_name], "".join(texts[at_name + 1:at_badge]), word, "".join(texts[at_badge + 1:]))
+    return LogRow(
+        texts[at_time], texts[at_name], "".join(texts[at_name + 1 : at_badge]), word, "".join(texts[at_badge + 1 :])
+    )
 
 
 class OperationLog:
@@ -561,7 +578,9 @@ class OperationLog:
                 if (node.textContent.trim() && words.test(node.textContent.trim())) return (%s)(node.parentElement);
               }
               return [];
-            }""" % ("|".join(BADGE_WORDS), COLOURS))
+            }"""
+            % ("|".join(BADGE_WORDS), COLOURS)
+        )
         return tone_of(colours)
 
     def open_row(self, index: int) -> OpenedRow:
@@ -665,8 +684,11 @@ INDEXEDDB_TEXT = """async () => {
   return texts.join("\\n");
 }"""
 # Everything the page's origin keeps in localStorage and IndexedDB, as one text.
-SAVED_TEXT = """async () => {
+SAVED_TEXT = (
+    """async () => {
   const kept = [];
   for (let i = 0; i < localStorage.length; i++) kept.push(localStorage.key(i), localStorage.getItem(localStorage.key(i)));
   return kept.join("\\n") + "\\n" + await (%s)();
-}""" % INDEXEDDB_TEXT
+}"""
+    % INDEXEDDB_TEXT
+)

@@ -22,7 +22,9 @@ def processes_with(variable: str, value: str) -> list[str]:
     for environ in Path("/proc").glob("[0-9]*/environ"):
         try:
             if int(environ.parent.name) != os.getpid() and marker in environ.read_bytes().split(b"\0"):
-                found.append((environ.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:200])
+                found.append(
+                    (environ.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:200]
+                )
         except (OSError, ValueError):
             pass  # ended meanwhile, or not ours to read
     return found

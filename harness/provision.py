@@ -33,11 +33,14 @@ def _say(message: str) -> None:
 
 def _playwright_download(engines: list[str]) -> None:
     if ATTEMPT_STAMP.exists():
-        _say(f"Playwright's own {', '.join(engines)}: not downloaded (a download failed before; delete {ATTEMPT_STAMP.name} in .venv/.harness-stamps to retry)")
+        _say(
+            f"Playwright's own {', '.join(engines)}: not downloaded (a download failed before; delete {ATTEMPT_STAMP.name} in .venv/.harness-stamps to retry)"
+        )
         return
     _say(f"downloading Playwright's own {', '.join(engines)}")
-    result = subprocess.run([sys.executable, "-m", "playwright", "install", *engines],
-                            capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, "-m", "playwright", "install", *engines], capture_output=True, text=True, timeout=900
+    )
     if result.returncode != 0:
         last = (result.stderr or result.stdout).strip().splitlines()[:1]
         _say(f"Playwright's download failed: {last[0] if last else result.returncode}")
@@ -47,8 +50,11 @@ def _playwright_download(engines: list[str]) -> None:
 
 def _apt_chromium() -> None:
     """Debian's chromium, and its headless shell (what headless runs launch, see harness.browsers)."""
-    wanted = [package for package, found in (("chromium", system_chromium()), ("chromium-headless-shell", system_headless_shell()))
-              if not found]
+    wanted = [
+        package
+        for package, found in (("chromium", system_chromium()), ("chromium-headless-shell", system_headless_shell()))
+        if not found
+    ]
     if not wanted:
         return
     if not shutil.which("apt-get"):

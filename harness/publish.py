@@ -29,7 +29,10 @@ def merge(folders: list[Path], out: Path, langs: list[str]) -> int:
             raise SystemExit(f"report --merge: {folder} is not a verify folder (no {', '.join(missing)})")
         run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
         runs.append(run)
-        rows += [{**row, "machine": run["machine"]} for row in json.loads((folder / "results.json").read_text(encoding="utf-8"))]
+        rows += [
+            {**row, "machine": run["machine"]}
+            for row in json.loads((folder / "results.json").read_text(encoding="utf-8"))
+        ]
     out.mkdir(parents=True, exist_ok=True)
     for folder in folders:  # the pictures and the failures' artifacts, beside the merged tables
         for part in ("evidence", "artifacts"):

@@ -34,46 +34,97 @@ TARGET_KEY = pytest.StashKey[Target]()
 
 # --- options -------------------------------------------------------------------------------
 
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     harness = parser.getgroup("harness", "fukuemon playground harness")
-    harness.addoption("--browser-config", action="append", default=[], choices=list(CONFIGS),
-                      help="browser configuration (repeatable): " + ", ".join(CONFIGS) + "; beside pytest-playwright's "
-                           "--browser, which names only the three engines")
-    harness.addoption("--target", default="reference",
-                      help="target profile: reference (default), localhost, production, or a .toml file")
-    harness.addoption("--call-path", action="append", choices=CALL_PATHS, default=[],
-                      help="call path (repeatable): " + ", ".join(CALL_PATHS) + " (default: every one the browser "
-                           "configuration supports)")
-    harness.addoption("--fault", action="append", default=[],
-                      help="switch on a named fault of the reference playground (repeatable)")
-    harness.addoption("--latitude", action="append", default=[],
-                      help="switch on a named latitude of the reference playground, a conformant alternative "
-                           "(repeatable; 'all' for every one)")
-    harness.addoption("--latitudes-only-on", default=None, metavar="BROWSER:CALL_PATH",
-                      help="with --latitude: only the runs on this browser configuration and call path (and those of "
-                           "that browser without a call path) have them; the others run the reference as it is")
-    harness.addoption("--prove-faults", default=None, metavar="NAMES",
-                      help="the fault proof's session (python -m harness faults --prove): each scenario once per "
-                           "fault of its rules, for these comma-separated faults")
-    harness.addoption("--prove-with-clean", action="store_true",
-                      help="with --prove-faults: also each proving scenario once without a fault")
-    harness.addoption("--prove-sentinels", default=None, metavar="NAMES",
-                      help="with --prove-faults: the faults that also run the sentinel (default: every one)")
-    harness.addoption("--results-json", default=None, help="write every result with its parameters here (python -m harness verify)")
-    harness.addoption("--baseline", default=str(baseline.BASELINE),
-                      help="the known differences to expect (default: harness/baseline.toml)")
-    harness.addoption("--trace-failures", action="store_true",
-                      help="keep a light trace (actions, console, network) and a screenshot of each page of each "
-                           "failing scenario under --output; pytest-playwright's --tracing records DOM snapshots too, "
-                           "at twice the run time")
-    harness.addoption("--evidence", default=None, metavar="DIR",
-                      help="keep a picture of what a passing check of a rule about the screen looked at, one per "
-                           "rule and browser configuration, in DIR (python -m harness verify: <out>/evidence)")
-    harness.addoption("--real-time", action="store_true",
-                      help="wait the 50-second rule out in real time instead of page.clock")
-    harness.addoption("--shard", default=None, metavar="I/N",
-                      help="run only the I-th of N parts of the scenarios (1-based), one part per machine; "
-                           "python -m harness report --merge joins their folders into one table")
+    harness.addoption(
+        "--browser-config",
+        action="append",
+        default=[],
+        choices=list(CONFIGS),
+        help="browser configuration (repeatable): " + ", ".join(CONFIGS) + "; beside pytest-playwright's "
+        "--browser, which names only the three engines",
+    )
+    harness.addoption(
+        "--target",
+        default="reference",
+        help="target profile: reference (default), localhost, production, or a .toml file",
+    )
+    harness.addoption(
+        "--call-path",
+        action="append",
+        choices=CALL_PATHS,
+        default=[],
+        help="call path (repeatable): " + ", ".join(CALL_PATHS) + " (default: every one the browser "
+        "configuration supports)",
+    )
+    harness.addoption(
+        "--fault", action="append", default=[], help="switch on a named fault of the reference playground (repeatable)"
+    )
+    harness.addoption(
+        "--latitude",
+        action="append",
+        default=[],
+        help="switch on a named latitude of the reference playground, a conformant alternative "
+        "(repeatable; 'all' for every one)",
+    )
+    harness.addoption(
+        "--latitudes-only-on",
+        default=None,
+        metavar="BROWSER:CALL_PATH",
+        help="with --latitude: only the runs on this browser configuration and call path (and those of "
+        "that browser without a call path) have them; the others run the reference as it is",
+    )
+    harness.addoption(
+        "--prove-faults",
+        default=None,
+        metavar="NAMES",
+        help="the fault proof's session (python -m harness faults --prove): each scenario once per "
+        "fault of its rules, for these comma-separated faults",
+    )
+    harness.addoption(
+        "--prove-with-clean",
+        action="store_true",
+        help="with --prove-faults: also each proving scenario once without a fault",
+    )
+    harness.addoption(
+        "--prove-sentinels",
+        default=None,
+        metavar="NAMES",
+        help="with --prove-faults: the faults that also run the sentinel (default: every one)",
+    )
+    harness.addoption(
+        "--results-json", default=None, help="write every result with its parameters here (python -m harness verify)"
+    )
+    harness.addoption(
+        "--baseline",
+        default=str(baseline.BASELINE),
+        help="the known differences to expect (default: harness/baseline.toml)",
+    )
+    harness.addoption(
+        "--trace-failures",
+        action="store_true",
+        help="keep a light trace (actions, console, network) and a screenshot of each page of each "
+        "failing scenario under --output; pytest-playwright's --tracing records DOM snapshots too, "
+        "at twice the run time",
+    )
+    harness.addoption(
+        "--evidence",
+        default=None,
+        metavar="DIR",
+        help="keep a picture of what a passing check of a rule about the screen looked at, one per "
+        "rule and browser configuration, in DIR (python -m harness verify: <out>/evidence)",
+    )
+    harness.addoption(
+        "--real-time", action="store_true", help="wait the 50-second rule out in real time instead of page.clock"
+    )
+    harness.addoption(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="run only the I-th of N parts of the scenarios (1-based), one part per machine; "
+        "python -m harness report --merge joins their folders into one table",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -88,32 +139,54 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.reruns = 1
         config.option.rerun_except = [*(config.option.rerun_except or []), *RERUN_EXCEPT]
     if config.getoption("--browser-config"):  # pytest-playwright's browser_name: every configuration asked for
-        config.option.browser = list(dict.fromkeys([*(config.option.browser or []), *config.getoption("--browser-config")]))
+        config.option.browser = list(
+            dict.fromkeys([*(config.option.browser or []), *config.getoption("--browser-config")])
+        )
     expect.set_options(timeout=limits.EXPECT_MS)
     config.addinivalue_line("markers", "rules(*ids): the spec rules (harness/rules.py) this scenario checks")
     config.addinivalue_line("markers", "tool(name): the scenario is about one tool; skipped where the target lacks it")
-    config.addinivalue_line("markers", "needs(*capabilities): the call paths' capabilities this scenario needs "
-                                       "(harness/drivers.py); it runs on every path that has them")
-    config.addinivalue_line("markers", "one_driver(why): the rule is the page's, whichever way a call arrives: "
-                                       "the scenario runs on the first call path that can run it")
-    config.addinivalue_line("markers", "new_context(why): the scenario's tab is opened in a new browser context, never a warm tab")
-    config.addinivalue_line("markers", "calls_row: the scenario calls every operation of its tool; its rows fill the call "
-                                       "path's row of Table 1")
-    config.addinivalue_line("markers", "takes_input(bool): scenarios/test_confirmation.py: only the confirming operations "
-                                       "that take input (True) or none (False)")
-    config.addinivalue_line("markers", "profile(*keys): the target profile's keys the scenario may read (document, "
-                                       "other_page, empty_page, or a hook): where the profile lacks one, it is 未確認")
+    config.addinivalue_line(
+        "markers",
+        "needs(*capabilities): the call paths' capabilities this scenario needs "
+        "(harness/drivers.py); it runs on every path that has them",
+    )
+    config.addinivalue_line(
+        "markers",
+        "one_driver(why): the rule is the page's, whichever way a call arrives: "
+        "the scenario runs on the first call path that can run it",
+    )
+    config.addinivalue_line(
+        "markers", "new_context(why): the scenario's tab is opened in a new browser context, never a warm tab"
+    )
+    config.addinivalue_line(
+        "markers",
+        "calls_row: the scenario calls every operation of its tool; its rows fill the call path's row of Table 1",
+    )
+    config.addinivalue_line(
+        "markers",
+        "takes_input(bool): scenarios/test_confirmation.py: only the confirming operations "
+        "that take input (True) or none (False)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "profile(*keys): the target profile's keys the scenario may read (document, "
+        "other_page, empty_page, or a hook): where the profile lacks one, it is 未確認",
+    )
     try:
         target = load_profile(config.getoption("--target"), config.getoption("--base-url", default=None))
     except TargetError as error:
         raise pytest.UsageError(str(error)) from None
-    if (config.getoption("--fault") or config.getoption("--prove-faults") or config.getoption("--latitude")) \
-            and not target.served:
-        raise pytest.UsageError("--fault and --latitude need the reference target: they live in the reference playground")
+    if (
+        config.getoption("--fault") or config.getoption("--prove-faults") or config.getoption("--latitude")
+    ) and not target.served:
+        raise pytest.UsageError(
+            "--fault and --latitude need the reference target: they live in the reference playground"
+        )
     only_on = config.getoption("--latitudes-only-on")
     if only_on and (only_on.count(":") != 1 or only_on.split(":")[1] not in CALL_PATHS):
-        raise pytest.UsageError(f"--latitudes-only-on takes BROWSER:CALL_PATH (a call path of {', '.join(CALL_PATHS)}), "
-                                f"not {only_on!r}")
+        raise pytest.UsageError(
+            f"--latitudes-only-on takes BROWSER:CALL_PATH (a call path of {', '.join(CALL_PATHS)}), not {only_on!r}"
+        )
     if config.getoption("--latitude"):
         from harness.latitudes import catalog, unknown_latitudes
 
@@ -131,9 +204,12 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(unknown)
         if proven:
             sentinels = config.getoption("--prove-sentinels")
-            config.pluginmanager.register(FaultProofPlugin(proven, config.getoption("--prove-with-clean"),
-                                                           None if sentinels is None else sentinels.split(",")),
-                                          "harness-fault-proof")
+            config.pluginmanager.register(
+                FaultProofPlugin(
+                    proven, config.getoption("--prove-with-clean"), None if sentinels is None else sentinels.split(",")
+                ),
+                "harness-fault-proof",
+            )
     if not target.served and not hasattr(config, "workerinput") and not config.getoption("collectonly"):
         try:
             check_reachable(target)  # once, before any scenario: one line instead of a failure per test
@@ -145,7 +221,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--shard"):
         config.stash[SHARD_KEY] = parse_shard(config.getoption("--shard"))
     if config.getoption("--results-json"):
-        config.pluginmanager.register(results.ResultsRecorder(Path(config.getoption("--results-json"))), "harness-results")
+        config.pluginmanager.register(
+            results.ResultsRecorder(Path(config.getoption("--results-json"))), "harness-results"
+        )
 
 
 SHARD_KEY = pytest.StashKey[tuple[int, int]]()
@@ -165,7 +243,7 @@ def parse_shard(text: str) -> tuple[int, int]:
 def in_shard(nodeids: list[str], index: int, count: int) -> set[str]:
     """The nodeids of part `index` of `count`: every nodeid in exactly one part, the parts within
     one of each other in size, the same on every machine (whatever order collection gave)."""
-    return set(sorted(nodeids)[index - 1::count])
+    return set(sorted(nodeids)[index - 1 :: count])
 
 
 RELAY_GROUP = "relay-fixed-port"
@@ -216,14 +294,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         marker = item.get_closest_marker("tool")
         if marker and "tool" not in params and not set(marker.args) & set(target.ai_tools):
             # A scenario folder of a tool the target lacks (its runs take no `tool` parameter).
-            item.add_marker(pytest.mark.skip(reason=f"target {target.name} has no {' or '.join(marker.args)} operations"))
+            item.add_marker(
+                pytest.mark.skip(reason=f"target {target.name} has no {' or '.join(marker.args)} operations")
+            )
         if params.get("browser_name") in missing:
             # Marked at collection: never launched, never counted as passed, one summary line per file.
             item.add_marker(pytest.mark.skip(reason=missing[params["browser_name"]]))
             item.stash[MISSING_BROWSER_KEY] = params["browser_name"]
         unknown_keys = [key for key in profile_keys(item) if key not in PROFILE_KEYS]
         if unknown_keys:
-            raise pytest.UsageError(f"{item.nodeid}: unknown profile keys {unknown_keys} (known: {', '.join(PROFILE_KEYS)})")
+            raise pytest.UsageError(
+                f"{item.nodeid}: unknown profile keys {unknown_keys} (known: {', '.join(PROFILE_KEYS)})"
+            )
         for marker in item.iter_markers("rules"):
             unknown = [rule for rule in marker.args if rule not in BY_ID]
             if unknown:
@@ -273,7 +355,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "tool" in metafunc.fixturenames:
         marker = metafunc.definition.get_closest_marker("tool")
         tools = [
-            tool if tool in target.ai_tools
+            tool
+            if tool in target.ai_tools
             else pytest.param(tool, marks=pytest.mark.skip(reason=f"target {target.name} has no {tool} operations"))
             for tool in (marker.args if marker else target.ai_tools)
         ]
@@ -284,9 +367,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         needs = needed_capabilities(metafunc.definition)
         unknown = unknown_capabilities(needs)
         if unknown:
-            raise pytest.UsageError(f"{metafunc.definition.nodeid}: unknown capabilities {unknown} (see harness/drivers.py)")
-        paths = paths_for(needs, metafunc.definition.get_closest_marker("one_driver") is not None,
-                          metafunc.config.getoption("--call-path") or list(CALL_PATHS))
+            raise pytest.UsageError(
+                f"{metafunc.definition.nodeid}: unknown capabilities {unknown} (see harness/drivers.py)"
+            )
+        paths = paths_for(
+            needs,
+            metafunc.definition.get_closest_marker("one_driver") is not None,
+            metafunc.config.getoption("--call-path") or list(CALL_PATHS),
+        )
         metafunc.parametrize("call_path", paths, scope="session")
 
 
@@ -295,6 +383,7 @@ def needed_capabilities(node) -> set[str]:
 
 
 # --- the target ----------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="session")
 def held_relay_port(pytestconfig: pytest.Config):
@@ -363,7 +452,9 @@ def open_tool(context: BrowserContext, target: Target, request: pytest.FixtureRe
     """
     opened = request.node.stash.setdefault(OPENED_KEY, [])
 
-    def open_(tool: str, which: str = "page", in_context: BrowserContext | None = None, navigate: bool = True) -> ToolPage:
+    def open_(
+        tool: str, which: str = "page", in_context: BrowserContext | None = None, navigate: bool = True
+    ) -> ToolPage:
         url = target.page_url(tool) if which == "page" else target.other_url(tool, which)
         if url is None:
             pytest.skip(f"target {target.name} has no {which} for {tool}")
@@ -382,8 +473,13 @@ def _scripts_when_off_read() -> dict[tuple, set[str]]:
 
 
 @pytest.fixture
-def scripts_when_off(open_tool, browser_config: BrowserConfig, reference_faults: list[str],
-                     reference_latitudes: list[str], _scripts_when_off_read: dict) -> Callable[[str], set[str]]:
+def scripts_when_off(
+    open_tool,
+    browser_config: BrowserConfig,
+    reference_faults: list[str],
+    reference_latitudes: list[str],
+    _scripts_when_off_read: dict,
+) -> Callable[[str], set[str]]:
     """`scripts_when_off(tool)`: what a tool page left off loads (pages.scripts_when_off), read
     in this scenario's context the first time the worker needs it for this browser, tool, faults
     and latitudes, then remembered (a tab's load and its 2 s of quiet each time otherwise)."""
@@ -405,20 +501,38 @@ def extension_profiles(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def warm_tabs(browser, browser_type, browser_type_launch_args: dict, browser_context_args: dict, target: Target,
-              pytestconfig: pytest.Config, extension_profiles: Path) -> Iterator:
+def warm_tabs(
+    browser,
+    browser_type,
+    browser_type_launch_args: dict,
+    browser_context_args: dict,
+    target: Target,
+    pytestconfig: pytest.Config,
+    extension_profiles: Path,
+) -> Iterator:
     from harness.warm_tabs import WarmTabs
 
-    tabs = WarmTabs(browser, browser_context_args, target, trace=pytestconfig.getoption("--trace-failures"),
-                    extension_context=lambda: launch_context(browser_type, browser_type_launch_args, browser_context_args,
-                                                             extension_profiles))
+    tabs = WarmTabs(
+        browser,
+        browser_context_args,
+        target,
+        trace=pytestconfig.getoption("--trace-failures"),
+        extension_context=lambda: launch_context(
+            browser_type, browser_type_launch_args, browser_context_args, extension_profiles
+        ),
+    )
     yield tabs
     tabs.close()
 
 
 @pytest.fixture
-def tab_of(request: pytest.FixtureRequest, warm_tabs, reference_faults: list[str], reference_latitudes: list[str],
-           output_path: str) -> Iterator[Callable[[str], ToolPage]]:
+def tab_of(
+    request: pytest.FixtureRequest,
+    warm_tabs,
+    reference_faults: list[str],
+    reference_latitudes: list[str],
+    output_path: str,
+) -> Iterator[Callable[[str], ToolPage]]:
     """The scenario's one tab of a tool: `tab_of(tool)`.
 
     A warm tab (harness/warm_tabs.py: kept per worker, reset to a new tab's start) unless the
@@ -438,8 +552,12 @@ def tab_of(request: pytest.FixtureRequest, warm_tabs, reference_faults: list[str
 
     yield tab
     for tool_page in taken:
-        warm_tabs.give_back(tool_page, failed=failed_before_teardown(request.node), artifacts=Path(output_path),
-                            finding=request.node.stash.get(FINDING_KEY, False))
+        warm_tabs.give_back(
+            tool_page,
+            failed=failed_before_teardown(request.node),
+            artifacts=Path(output_path),
+            finding=request.node.stash.get(FINDING_KEY, False),
+        )
 
 
 @pytest.fixture
@@ -471,13 +589,18 @@ MISSING_BROWSER_KEY = pytest.StashKey[str]()
 
 # --- clients -------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="session")
 def relay(tmp_path_factory: pytest.TempPathFactory, target: Target, held_relay_port) -> Iterator:
     """One relay per worker, with a HOME of its own (it writes $HOME/.webmcp/relay-port.json)."""
     from harness.relay import Relay
 
-    with Relay(port=target.relay_port, widget_origin=target.widget_origin, home=tmp_path_factory.mktemp("relay"),
-               held=held_relay_port) as running:
+    with Relay(
+        port=target.relay_port,
+        widget_origin=target.widget_origin,
+        home=tmp_path_factory.mktemp("relay"),
+        held=held_relay_port,
+    ) as running:
         yield running
 
 
@@ -551,9 +674,13 @@ def pytest_runtest_setup(item: pytest.Item):
     entries, parts = config.stash[BASELINE_KEY]
     scenario = item.nodeid.split("[")[0]
     params = _params(item)
-    observed = checks.Observed(scenario, _plain_params(item), _declared_rules(item),
-                               baseline.for_scenario(scenario, params, entries, parts),
-                               profile_keys(item) if item.path.is_relative_to(SCENARIOS) else None)
+    observed = checks.Observed(
+        scenario,
+        _plain_params(item),
+        _declared_rules(item),
+        baseline.for_scenario(scenario, params, entries, parts),
+        profile_keys(item) if item.path.is_relative_to(SCENARIOS) else None,
+    )
     item.stash[OBSERVED_KEY] = observed
     checks.begin(observed)
     yield
@@ -583,10 +710,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             observed.checks.append(checks.CheckRecord(error.rule, error.subject, "failed", error.message))
     seen = observed.as_dict() if observed is not None else {"checks": [], "findings": {}}
     artifacts = item.stash.get(ARTIFACTS_KEY, None)
-    phase = {"phase": report.when, "rules": list(_declared_rules(item)), "params": _plain_params(item),
-             "artifacts": Path(artifacts).name if artifacts else "",
-             "latitudes": _latitudes_of(item),
-             "calls_row": item.get_closest_marker("calls_row") is not None, **seen}
+    phase = {
+        "phase": report.when,
+        "rules": list(_declared_rules(item)),
+        "params": _plain_params(item),
+        "artifacts": Path(artifacts).name if artifacts else "",
+        "latitudes": _latitudes_of(item),
+        "calls_row": item.get_closest_marker("calls_row") is not None,
+        **seen,
+    }
     phase.update(results.phase_outcome(report, seen, broken))
     if phase["kind"] == "stale":
         # A baseline entry whose check now holds fails the run until the entry is removed.
@@ -594,8 +726,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         report.longrepr = f"stale baseline entry: the check now holds — {phase['message']}"
     report.user_properties.append((results.PROPERTY, phase))
     if report.failed:
-        sections = [(f"page console {tool_page.tool} {tool_page.page.url}", tool_page.console_text())
-                    for tool_page in item.stash.get(OPENED_KEY, [])]
+        sections = [
+            (f"page console {tool_page.tool} {tool_page.page.url}", tool_page.console_text())
+            for tool_page in item.stash.get(OPENED_KEY, [])
+        ]
         relay = item.stash.get(RELAY_KEY, None)
         if relay is not None:
             sections.append(("relay stderr", relay.stderr_tail()))
@@ -606,4 +740,5 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             folder.mkdir(parents=True, exist_ok=True)
             attempt = getattr(item, "execution_count", 1)
             (folder / f"attempt{attempt}-{report.when}-console-and-relay.txt").write_text(
-                "\n\n".join(f"--- {title} ---\n{text}" for title, text in sections), encoding="utf-8")
+                "\n\n".join(f"--- {title} ---\n{text}" for title, text in sections), encoding="utf-8"
+            )

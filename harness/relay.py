@@ -206,7 +206,9 @@ class RelayCall:
         try:
             result = self.future.result(max(0.0, deadline - time.monotonic()))
         except Exception as error:  # the SDK's own errors (timeouts, closed session)
-            raise HarnessError(f"{self.name} (relay): {type(error).__name__}: {error}\n{self.relay.diagnostics(self.tool_page)}") from None
+            raise HarnessError(
+                f"{self.name} (relay): {type(error).__name__}: {error}\n{self.relay.diagnostics(self.tool_page)}"
+            ) from None
         text = "".join(getattr(block, "text", "") for block in result.content)
         return bool(result.is_error), text
 
@@ -219,7 +221,9 @@ class RelayCall:
                 raise
         # Not the page's JSON: the relay itself refused the call.
         error = NotListedAtCall if f"Tool {self.exposed} not found" in text else HarnessError
-        raise error(f"{self.name} (relay): the relay answered with an error: {text}\n{self.relay.diagnostics(self.tool_page)}")
+        raise error(
+            f"{self.name} (relay): the relay answered with an error: {text}\n{self.relay.diagnostics(self.tool_page)}"
+        )
 
 
 class RelayClient:
@@ -268,7 +272,9 @@ class RelayClient:
             while True:
                 remaining = deadline - time.monotonic()
                 try:
-                    return self.relay.wait_until(listed, max(min(remaining, limits.RELAY_FIRST_CONNECT), 1.0), what, self.tool_page)
+                    return self.relay.wait_until(
+                        listed, max(min(remaining, limits.RELAY_FIRST_CONNECT), 1.0), what, self.tool_page
+                    )
                 except HarnessError:
                     if seen or remaining <= limits.RELAY_FIRST_CONNECT:
                         raise
@@ -276,12 +282,15 @@ class RelayClient:
                 # page reads the relay's hello past the widget's 1.2 s) and went scanning 9333–9348,
                 # which may have left Chromium throttling the tab's WebSockets (LIFT_THROTTLE). A
                 # fresh widget starts again at the port it was given.
-                opened = self.tool_page.page.evaluate(LIFT_THROTTLE, [
-                    self.relay.port, HARNESS_SOCKET_PATH, SUCCEEDED_HANDSHAKES, limits.RELAY_FIRST_CONNECT * 1000])
+                opened = self.tool_page.page.evaluate(
+                    LIFT_THROTTLE,
+                    [self.relay.port, HARNESS_SOCKET_PATH, SUCCEEDED_HANDSHAKES, limits.RELAY_FIRST_CONNECT * 1000],
+                )
                 self.tool_page.console.append(
                     f"[harness] the relay widget had not connected after {limits.RELAY_FIRST_CONNECT:.0f} s: "
                     f"{opened if opened >= 0 else 'not all'} of {SUCCEEDED_HANDSHAKES} handshakes with the relay "
-                    f"from the tab's process, then reloaded the widget")
+                    f"from the tab's process, then reloaded the widget"
+                )
                 self.tool_page.page.evaluate(RELOAD_WIDGET)
         except HarnessError as error:
             if not seen:
@@ -293,6 +302,7 @@ class RelayClient:
         """The other tabs the relay lists with any of these operations, once the harness's own have
         left (a tab of an earlier scenario, its page closed, may linger for a moment): each as
         「tab <id> 「<title>」」. Harness trouble if one of the harness's own stays."""
+
         def others() -> dict[str, str]:
             found = {}
             for tool in self.relay.list_tools():
@@ -303,15 +313,26 @@ class RelayClient:
             return found
 
         try:
-            self.relay.wait_until(lambda: not any(tab in GIVEN_TAB_IDS for tab in others()), timeout,
-                                  f"the harness's other tabs to leave the relay's list beside tab {self.tab_id}", self.tool_page)
+            self.relay.wait_until(
+                lambda: not any(tab in GIVEN_TAB_IDS for tab in others()),
+                timeout,
+                f"the harness's other tabs to leave the relay's list beside tab {self.tab_id}",
+                self.tool_page,
+            )
         except HarnessError as error:
-            raise HarnessError(f"a tab the harness opened before is still listed by the relay: {sorted(others())}\n{error}") from None
+            raise HarnessError(
+                f"a tab the harness opened before is still listed by the relay: {sorted(others())}\n{error}"
+            ) from None
         return [f"tab {tab} 「{title}」" for tab, title in others().items()]
 
     def wait_for_no_tools(self, timeout: float | None = None) -> None:
         try:
-            self.relay.wait_until(lambda: not self.tools(), timeout or limits.RELAY_TOOLS_REMOVED, f"no tools of tab {self.tab_id}", self.tool_page)
+            self.relay.wait_until(
+                lambda: not self.tools(),
+                timeout or limits.RELAY_TOOLS_REMOVED,
+                f"no tools of tab {self.tab_id}",
+                self.tool_page,
+            )
         except HarnessError as error:
             raise ConditionTimedOut(str(error)) from None
 
@@ -319,12 +340,19 @@ class RelayClient:
         for info in self.tools():
             if info.name == name:
                 return info.exposed_name
-        raise HarnessError(f"{name} (relay): not listed for tab {self.tab_id}\n{self.relay.diagnostics(self.tool_page)}")
+        raise HarnessError(
+            f"{name} (relay): not listed for tab {self.tab_id}\n{self.relay.diagnostics(self.tool_page)}"
+        )
 
     def start(self, name: str, arguments: dict[str, Any], exposed_name: str | None = None) -> RelayCall:
         exposed = exposed_name or self.exposed_name(name)
-        return RelayCall(self.relay.submit(self.relay.session.call_tool(exposed, arguments)), name, self.relay,
-                         self.tool_page, exposed)
+        return RelayCall(
+            self.relay.submit(self.relay.session.call_tool(exposed, arguments)),
+            name,
+            self.relay,
+            self.tool_page,
+            exposed,
+        )
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict:
         exposed = self.exposed_name(name)
@@ -339,15 +367,24 @@ class RelayClient:
                 raise
             return self.start(name, arguments or {}, renamed).result()
 
-    def call_when_ready(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY) -> dict:
+    def call_when_ready(
+        self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.TOOL_READY
+    ) -> dict:
         return call_when_ready(self, name, arguments, timeout)
 
 
 class Relay:
     """A spawned relay CLI with an MCP client session to it; use as a context manager."""
 
-    def __init__(self, port: int, widget_origin: str, home: Path, start_timeout: float = limits.RELAY_START, cli: Path = RELAY_CLI,
-                 held: HeldPort | None = None):
+    def __init__(
+        self,
+        port: int,
+        widget_origin: str,
+        home: Path,
+        start_timeout: float = limits.RELAY_START,
+        cli: Path = RELAY_CLI,
+        held: HeldPort | None = None,
+    ):
         if not 0 < port < 65536:
             raise RelayError(f"relay port {port} is not a TCP port")
         self.cli = cli
@@ -385,17 +422,21 @@ class Relay:
             ready.result(self.start_timeout)
         except Exception as error:
             self.__exit__(None, None, None)
-            raise RelayError(f"the relay did not start ({type(error).__name__}: {error})\n--- relay stderr ---\n{self.stderr_tail()}") from None
+            raise RelayError(
+                f"the relay did not start ({type(error).__name__}: {error})\n--- relay stderr ---\n{self.stderr_tail()}"
+            ) from None
         return self
 
     async def _run(self, ready: Future) -> None:
         self._stop = asyncio.Event()
         # Relay 2.2.0 outlives a closed stdin: the kernel ends it when the harness dies (a CI
         # timeout's SIGKILL included), not only when the harness ends it itself.
-        command = dying_with_parent(["node", str(self.cli), "--port", str(self.port), "--widget-origin",
-                                     self.widget_origin])
+        command = dying_with_parent(
+            ["node", str(self.cli), "--port", str(self.port), "--widget-origin", self.widget_origin]
+        )
         params = StdioServerParameters(
-            command=command[0], args=command[1:],
+            command=command[0],
+            args=command[1:],
             # The relay writes $HOME/.webmcp/relay-port.json; HARNESS_RUN_ID tells whose relay it is.
             env={"HOME": str(self.home), **{k: v for k, v in os.environ.items() if k == "HARNESS_RUN_ID"}},
         )
@@ -407,7 +448,8 @@ class Relay:
                     if self._pid:
                         _live_pids.add(self._pid)
                     self._session = await stack.enter_async_context(
-                        ClientSession(read, write, message_handler=self._on_message))
+                        ClientSession(read, write, message_handler=self._on_message)
+                    )
                     await self._session.initialize()
                     await asyncio.to_thread(await_server_hello, self.port, self.start_timeout)
                     ready.set_result(True)
@@ -461,7 +503,9 @@ class Relay:
                 return value
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise HarnessError(f"relay: timed out after {timeout:.0f} s waiting for {what}\n{self.diagnostics(tool_page)}")
+                raise HarnessError(
+                    f"relay: timed out after {timeout:.0f} s waiting for {what}\n{self.diagnostics(tool_page)}"
+                )
             self._changed.wait(min(remaining, 0.05))
             pump(tool_page)
 

@@ -35,7 +35,11 @@ TEXT: dict[str, dict[str, Any]] = {
         "versions": "バージョンは、{parts} である。",
         "head1": "| 呼び方 | 確認した環境 | 結果 |",
         "head2": "| 節 | 規則 | {envs} |",
-        VERIFIED: "確認済み", BROKEN: "不合格", UNVERIFIED: "未確認", KNOWN: "既知の違い", NOT_APPLICABLE: "—",
+        VERIFIED: "確認済み",
+        BROKEN: "不合格",
+        UNVERIFIED: "未確認",
+        KNOWN: "既知の違い",
+        NOT_APPLICABLE: "—",
         "agent_path": "実物の AI のエージェント",
         "all": "{n} 個の全てを呼べた",
         "some": "{n} 個を呼べた",
@@ -47,8 +51,8 @@ TEXT: dict[str, dict[str, Any]] = {
         "absent_ops": "{ops} の {n} 個の操作は、配信に無いので未確認である。",
         "not_run_ops": "{ops} の {n} 個の操作は、この実行で呼んでいないので未確認である。",
         "legend": "確認済み: その環境で、規則を確かめる検査が通った。不合格: 検査が通らなかった。"
-                  "未確認: その環境では観測できなかった(注の理由)。既知の違い: 使った部品の版による、ベースラインにある違い。"
-                  "—: その呼び方では走らせない規則。",
+        "未確認: その環境では観測できなかった(注の理由)。既知の違い: 使った部品の版による、ベースラインにある違い。"
+        "—: その呼び方では走らせない規則。",
         "h_notes": "### 注",
         "h_findings": "### 見つかったこと",
         "h_broken": "### 守られていない規則",
@@ -59,7 +63,7 @@ TEXT: dict[str, dict[str, Any]] = {
         "h_flaky": "### 不安定(1 回目はハーネスのエラーで止まり、2 回目に走った)",
         "receiver": "{config} で、フラグと polyfill の両方がある状態で、登録を受けたのは {who} だった。",
         "browser_holds": "{config} で、フラグと polyfill の両方がある状態で、ブラウザの実装だけを見る呼び方({path})が"
-                         "{tools} の操作を一覧にして呼べた。登録はブラウザの実装に届いている。",
+        "{tools} の操作を一覧にして呼べた。登録はブラウザの実装に届いている。",
         "dropped": "relay を通すと、次の注釈が MCP のクライアントに届かなかった: {dropped}",
         "network": "{tool} のページが通信した先は、{hosts} だった。",
         "network_extra": "{tool} のページは、ページの origin と 127.0.0.1 のほかに、{hosts} と通信した。",
@@ -79,7 +83,11 @@ TEXT: dict[str, dict[str, Any]] = {
         "versions": "Versions: {parts}.",
         "head1": "| Call path | Environments | Result |",
         "head2": "| Section | Rule | {envs} |",
-        VERIFIED: "verified", BROKEN: "broken", UNVERIFIED: "not verified", KNOWN: "known difference", NOT_APPLICABLE: "—",
+        VERIFIED: "verified",
+        BROKEN: "broken",
+        UNVERIFIED: "not verified",
+        KNOWN: "known difference",
+        NOT_APPLICABLE: "—",
         "agent_path": "A real AI agent",
         "all": "all {n} operations called",
         "some": "{n} operations called",
@@ -91,8 +99,8 @@ TEXT: dict[str, dict[str, Any]] = {
         "absent_ops": "The {n} operations of {ops} are not served by this target: not verified.",
         "not_run_ops": "The {n} operations of {ops} were not called in this run: not verified.",
         "legend": "verified: a check of the rule passed in that environment. broken: a check failed. "
-                  "not verified: not observable there (see the note). known difference: in the baseline, "
-                  "due to the versions of the parts used. —: the rule is not run on that call path.",
+        "not verified: not observable there (see the note). known difference: in the baseline, "
+        "due to the versions of the parts used. —: the rule is not run on that call path.",
         "h_notes": "### Notes",
         "h_findings": "### Findings",
         "h_broken": "### Broken rules",
@@ -103,13 +111,13 @@ TEXT: dict[str, dict[str, Any]] = {
         "h_flaky": "### Flaky (the first attempt stopped on a harness error; a second one ran)",
         "receiver": "On {config}, with both the flag and the polyfill, the registration reached: {who}.",
         "browser_holds": "On {config}, with both the flag and the polyfill, a call path that sees only the browser's "
-                         "implementation ({path}) listed and called the operations of {tools}: the registration reached it.",
+        "implementation ({path}) listed and called the operations of {tools}: the registration reached it.",
         "dropped": "Through the relay, these annotations did not reach the MCP client: {dropped}",
         "network": "The {tool} page contacted {hosts}.",
         "network_extra": "The {tool} page contacted, beyond its origin and 127.0.0.1: {hosts}.",
         "row": "{rule}`{nodeid}`: {message} (artifacts: `{artifacts}`)",
         "skip_line": "{count}: {reason}",
-        "section_all_skipped": "Section \"{section}\": every row was skipped in this run.",
+        "section_all_skipped": 'Section "{section}": every row was skipped in this run.',
         "not_run": "not run in this run",
         "stopped_before": "the row stopped at another rule's check",
         "none": "none",
@@ -211,8 +219,10 @@ def pictures_of(results: list[dict]) -> dict[tuple[str, str], str]:
 
 def failed_run(rule: str, browser: str, path: str, results: list[dict]) -> dict | None:
     """The first run whose check of `rule` failed in that environment (its artifacts)."""
-    return next((r for r in results if _applies(r, browser, path) and _about(r, rule)
-                 and row_verdict(r, rule)[0] == BROKEN), None)
+    return next(
+        (r for r in results if _applies(r, browser, path) and _about(r, rule) and row_verdict(r, rule)[0] == BROKEN),
+        None,
+    )
 
 
 def _linked(text: str, target: str | None) -> str:
@@ -230,8 +240,15 @@ def _cell_text(cell: Cell, notes: dict[str, int], lang: str, link: str | None = 
     return text
 
 
-def _calls_row(path: str, rows: list[dict], browsers: list[str], unavailable: dict[str, str], served_ops: int,
-               detail: dict[str, str], lang: str) -> str:
+def _calls_row(
+    path: str,
+    rows: list[dict],
+    browsers: list[str],
+    unavailable: dict[str, str],
+    served_ops: int,
+    detail: dict[str, str],
+    lang: str,
+) -> str:
     t = TEXT[lang]
     calls = [r for r in rows if r.get("calls_row") and r["call_path"] == path]
     passed_on, failed, unverified = [], [], []
@@ -249,7 +266,9 @@ def _calls_row(path: str, rows: list[dict], browsers: list[str], unavailable: di
             passed_on.append(browser)
         else:
             unverified.append(browser)
-    envs = _join((detail.get(b, b) + (" + flag" if CONFIGS[b].webmcp_flag else "") + f" [{b}]" for b in passed_on), lang)
+    envs = _join(
+        (detail.get(b, b) + (" + flag" if CONFIGS[b].webmcp_flag else "") + f" [{b}]" for b in passed_on), lang
+    )
     if not passed_on:
         envs = t["none_env"]
     parts = []
@@ -297,7 +316,9 @@ def merge_runs(runs: list[dict]) -> dict:
         "ai_tools": [tool for tool in tools.NAMES if any(tool in run["ai_tools"] for run in runs)],
         "call_paths": [p for p in CALL_PATHS if any(p in run["call_paths"] for run in runs)],
         "parts": {k: v for run in runs for k, v in run["parts"].items()},
-        "statuses": sorted(statuses.values(), key=lambda st: order.index(st["name"]) if st["name"] in order else len(order)),
+        "statuses": sorted(
+            statuses.values(), key=lambda st: order.index(st["name"]) if st["name"] in order else len(order)
+        ),
     }
 
 
@@ -341,8 +362,13 @@ def render(results: list[dict], run: dict, lang: str) -> str:
     # A driver a configuration cannot carry (webmcp without the flag) has no column there.
     envs = [(b, p) for b in browsers for p in paths if DRIVERS[p].supports(CONFIGS[b])]
     notes: dict[str, int] = {}
-    lines += ["", t["legend"], "", t["head2"].format(envs=" | ".join(env_label(b, p) for b, p in envs)),
-              "|---|---|" + "---|" * len(envs)]
+    lines += [
+        "",
+        t["legend"],
+        "",
+        t["head2"].format(envs=" | ".join(env_label(b, p) for b, p in envs)),
+        "|---|---|" + "---|" * len(envs),
+    ]
     pictures = pictures_of(results)
     for rule in RULES:
         cells = []
@@ -367,44 +393,85 @@ def _findings(results: list[dict], detail: dict[str, str], lang: str) -> list[st
     out = [t["h_findings"], ""]
     bullets = []
     for browser in sorted({r["browser"] for r in results if r["browser"]}, key=list(CONFIGS).index):
-        who = next((r["findings"][checks.REGISTRATION_RECEIVER] for r in results
-                    if r["browser"] == browser and r["outcome"] == "passed" and checks.REGISTRATION_RECEIVER in r["findings"]), None)
+        who = next(
+            (
+                r["findings"][checks.REGISTRATION_RECEIVER]
+                for r in results
+                if r["browser"] == browser
+                and r["outcome"] == "passed"
+                and checks.REGISTRATION_RECEIVER in r["findings"]
+            ),
+            None,
+        )
         if who:
             bullets.append(t["receiver"].format(config=f"{detail.get(browser, browser)} [{browser}]", who=who))
         for path in (p for p, driver in DRIVERS.items() if driver.needs_native_webmcp):
-            held = sorted({r["tool"] for r in results if r["browser"] == browser and r["call_path"] == path
-                           and r.get("calls_row") and r["outcome"] == "passed"})
+            held = sorted(
+                {
+                    r["tool"]
+                    for r in results
+                    if r["browser"] == browser
+                    and r["call_path"] == path
+                    and r.get("calls_row")
+                    and r["outcome"] == "passed"
+                }
+            )
             if held:
-                bullets.append(t["browser_holds"].format(config=f"{detail.get(browser, browser)} [{browser}]",
-                                                         path=DRIVERS[path].labels[lang], tools=_join(held, lang)))
+                bullets.append(
+                    t["browser_holds"].format(
+                        config=f"{detail.get(browser, browser)} [{browser}]",
+                        path=DRIVERS[path].labels[lang],
+                        tools=_join(held, lang),
+                    )
+                )
     dropped: dict[str, list] = {}
     for r in results:
         dropped.update(r["findings"].get(checks.RELAY_DROPPED_ANNOTATIONS) or {})
     if dropped:
-        bullets.append(t["dropped"].format(dropped=_join((f"{k} ({', '.join(v)})" for k, v in sorted(dropped.items())), lang)))
+        bullets.append(
+            t["dropped"].format(dropped=_join((f"{k} ({', '.join(v)})" for k, v in sorted(dropped.items())), lang))
+        )
     contacted: dict[str, set] = defaultdict(set)
     for r in results:
         if checks.CONTACTED in r["findings"] and r["tool"]:
             contacted[r["tool"]] |= set(r["findings"][checks.CONTACTED])
     for tool, hosts in sorted(contacted.items()):
-        extra = sorted(h for h in hosts if not any(s in h for s in ("://localhost", "://127.0.0.1", "://[::1]", "data:", "blob:")))
-        bullets.append((t["network_extra"] if extra else t["network"]).format(tool=tool, hosts=_join(extra or sorted(hosts), lang)))
+        extra = sorted(
+            h for h in hosts if not any(s in h for s in ("://localhost", "://127.0.0.1", "://[::1]", "data:", "blob:"))
+        )
+        bullets.append(
+            (t["network_extra"] if extra else t["network"]).format(tool=tool, hosts=_join(extra or sorted(hosts), lang))
+        )
     out += [f"- {b}" for b in bullets] or [f"- {t['none']}"]
 
     def listing(title: str, rows: list[dict]) -> list[str]:
         if not rows:
             return []
         return ["", title, ""] + [
-            "- " + t["row"].format(rule=f"`{r['broken']}` " if r["broken"] else "", nodeid=r["nodeid"], message=(r["message"] or r["outcome"])[:300].replace("\n", " "),
-                                   artifacts=f"artifacts/{r['artifacts']}") for r in rows]
+            "- "
+            + t["row"].format(
+                rule=f"`{r['broken']}` " if r["broken"] else "",
+                nodeid=r["nodeid"],
+                message=(r["message"] or r["outcome"])[:300].replace("\n", " "),
+                artifacts=f"artifacts/{r['artifacts']}",
+            )
+            for r in rows
+        ]
 
     out += listing(t["h_broken"], [r for r in results if r["outcome"] == "failed"])
     out += listing(t["h_errors"], [r for r in results if r["outcome"] == "error"])
     flaky = [r for r in results if r.get("flaky")]
     if flaky:
         out += ["", t["h_flaky"], ""] + [
-            "- " + t["row"].format(rule="", nodeid=r["nodeid"], message=f"{r['outcome']}; 1: {r['flaky'][:240]}",
-                                   artifacts=f"artifacts/{r['artifacts']}") for r in flaky]
+            "- "
+            + t["row"].format(
+                rule="",
+                nodeid=r["nodeid"],
+                message=f"{r['outcome']}; 1: {r['flaky'][:240]}",
+                artifacts=f"artifacts/{r['artifacts']}",
+            )
+            for r in flaky
+        ]
     known = sorted({c["reason"] for r in results for c in r["checks"] if c["outcome"] == "expected"})
     if known:
         out += ["", t["h_known"], ""] + [f"- {reason}" for reason in known]
@@ -413,7 +480,9 @@ def _findings(results: list[dict], detail: dict[str, str], lang: str) -> list[st
         out += ["", t["h_stale"], ""] + [f"- {reason}" for reason in stale]
     skipped = Counter(r["message"] for r in results if r["outcome"] == "skipped")
     if skipped:
-        out += ["", t["h_skipped"], ""] + [f"- {t['skip_line'].format(count=n, reason=reason)}" for reason, n in skipped.most_common()]
+        out += ["", t["h_skipped"], ""] + [
+            f"- {t['skip_line'].format(count=n, reason=reason)}" for reason, n in skipped.most_common()
+        ]
         sections = defaultdict(list)
         for r in results:
             for rule in r["rules"]:
@@ -474,22 +543,41 @@ def check_report(out: Path) -> list[str]:
             if not match:
                 problems.append(f"{rule} [{browser} · {path}]: unreadable cell {cell!r}")
                 continue
-            here = [r for r in rows if r["browser"] == browser and r["call_path"] in (path, None)
-                    and (rule in r["rules"] or any(c["rule"] == rule for c in r["checks"]))]
-            passed = [r for r in here if r["outcome"] in ("passed", "stale", "failed")
-                      and any(c["rule"] == rule and c["outcome"] in ("passed", "stale") for c in r["checks"])
-                      and not any(c["rule"] == rule and c["outcome"] in ("failed", "expected") for c in r["checks"])
-                      and r["outcome"] != "error"]
-            failed = [r for r in here if r["outcome"] != "error" and
-                      ((r["outcome"] == "failed" and r["broken"] == rule)
-                       or any(c["rule"] == rule and c["outcome"] == "failed" for c in r["checks"]))]
+            here = [
+                r
+                for r in rows
+                if r["browser"] == browser
+                and r["call_path"] in (path, None)
+                and (rule in r["rules"] or any(c["rule"] == rule for c in r["checks"]))
+            ]
+            passed = [
+                r
+                for r in here
+                if r["outcome"] in ("passed", "stale", "failed")
+                and any(c["rule"] == rule and c["outcome"] in ("passed", "stale") for c in r["checks"])
+                and not any(c["rule"] == rule and c["outcome"] in ("failed", "expected") for c in r["checks"])
+                and r["outcome"] != "error"
+            ]
+            failed = [
+                r
+                for r in here
+                if r["outcome"] != "error"
+                and (
+                    (r["outcome"] == "failed" and r["broken"] == rule)
+                    or any(c["rule"] == rule and c["outcome"] == "failed" for c in r["checks"])
+                )
+            ]
             verdict = match.group(1)
             if verdict == "確認済み" and (not passed or failed):
-                problems.append(f"{rule} [{browser} · {path}]: 確認済み without a passing check there, or with a failing one")
+                problems.append(
+                    f"{rule} [{browser} · {path}]: 確認済み without a passing check there, or with a failing one"
+                )
             if verdict == "不合格" and not failed:
                 problems.append(f"{rule} [{browser} · {path}]: 不合格 without a failing check there")
             if verdict in ("未確認", "既知の違い", "—") and (passed or failed):
-                problems.append(f"{rule} [{browser} · {path}]: {verdict} although a check of it {'failed' if failed else 'passed'} there")
+                problems.append(
+                    f"{rule} [{browser} · {path}]: {verdict} although a check of it {'failed' if failed else 'passed'} there"
+                )
     missing = {rule.id for rule in RULES} - seen_rules
     if missing:
         problems.append(f"rules missing from the table: {sorted(missing)}")

@@ -26,8 +26,14 @@ import pytest
 
 PROPERTY = "harness"
 # Parameters that name where a row ran and what it was about.
-ENV_PARAMS = {"browser_name": "browser", "call_path": "call_path", "tool": "tool", "page_tool": "tool",
-              "op": "op", "reference_fault": "fault"}
+ENV_PARAMS = {
+    "browser_name": "browser",
+    "call_path": "call_path",
+    "tool": "tool",
+    "page_tool": "tool",
+    "op": "op",
+    "reference_fault": "fault",
+}
 
 
 def _first_line(text: str, limit: int = 600) -> str:
@@ -41,7 +47,9 @@ def _first_line(text: str, limit: int = 600) -> str:
 def phase_outcome(report: pytest.TestReport, observed: dict | None, rule_broken: tuple[str, str | None] | None) -> dict:
     """What one phase (setup, call, teardown) of a scenario run showed."""
     if report.skipped:
-        reason = report.longrepr[2].removeprefix("Skipped: ") if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        reason = (
+            report.longrepr[2].removeprefix("Skipped: ") if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        )
         return {"kind": "skipped", "message": reason}
     if report.passed:
         stale = [c for c in (observed or {}).get("checks", []) if c["outcome"] == "stale"]
@@ -51,7 +59,12 @@ def phase_outcome(report: pytest.TestReport, observed: dict | None, rule_broken:
     # A rule seen broken while setting the scenario up (the page's answer to the call that waits
     # for the tool to load) is a finding like one in the scenario's body.
     if report.when in ("setup", "call") and rule_broken is not None:
-        return {"kind": "failed", "rule": rule_broken[0], "subject": rule_broken[1], "message": _first_line(report.longreprtext)}
+        return {
+            "kind": "failed",
+            "rule": rule_broken[0],
+            "subject": rule_broken[1],
+            "message": _first_line(report.longreprtext),
+        }
     return {"kind": "error", "message": f"{report.when}: {_first_line(report.longreprtext)}"}
 
 

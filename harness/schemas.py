@@ -95,8 +95,12 @@ SQL_FAILURE: dict[str, Any] = {
     "type": "object",
     "properties": {
         "ok": {"const": False},
-        "error": {"type": "object", "properties": {"code": {"const": "failed"}, "message": {"type": "string"}},
-                  "required": ["code", "message"], "additionalProperties": False},
+        "error": {
+            "type": "object",
+            "properties": {"code": {"const": "failed"}, "message": {"type": "string"}},
+            "required": ["code", "message"],
+            "additionalProperties": False,
+        },
         "sqlState": {"type": "string", "pattern": "^[0-9A-Z]{5}$"},
         "position": {"type": "integer", "minimum": 1},
     },
@@ -106,15 +110,24 @@ SQL_FAILURE: dict[str, Any] = {
 # Any failure (Design Doc 結果の形): error holds its code and message, nothing else.
 FAILURE: dict[str, Any] = {
     "type": "object",
-    "properties": {"ok": {"const": False},
-                   "error": {"type": "object", "properties": {"code": {"enum": list(ERROR_CODES)}, "message": {"type": "string", "minLength": 1}},
-                             "required": ["code", "message"], "additionalProperties": False}},
+    "properties": {
+        "ok": {"const": False},
+        "error": {
+            "type": "object",
+            "properties": {"code": {"enum": list(ERROR_CODES)}, "message": {"type": "string", "minLength": 1}},
+            "required": ["code", "message"],
+            "additionalProperties": False,
+        },
+    },
     "required": ["ok", "error"],
 }
 # A run's timeout (node_run_command, go_run, go_test): besides error, the output until then and truncated.
-RUN_TIMEOUT = {**FAILURE, "properties": {**FAILURE["properties"], "output": {"type": "string", "maxLength": 100000},
-                                         "truncated": BOOLEAN},
-               "required": ["ok", "error", "output", "truncated"], "additionalProperties": False}
+RUN_TIMEOUT = {
+    **FAILURE,
+    "properties": {**FAILURE["properties"], "output": {"type": "string", "maxLength": 100000}, "truncated": BOOLEAN},
+    "required": ["ok", "error", "output", "truncated"],
+    "additionalProperties": False,
+}
 
 
 def ok(properties: dict[str, Any] | None = None) -> dict:
@@ -126,7 +139,9 @@ def ok(properties: dict[str, Any] | None = None) -> dict:
 # 結果の表: drawio_write の、ok のほかの項目は「無い」.
 ONLY_OK = ok()
 ENTRIES_RESULT = ok({"entries": {"type": "array", "items": ENTRY, "maxItems": 1000}, "truncated": BOOLEAN})
-RUN_RESULT = ok({"exitCode": {"type": "integer"}, "output": {"type": "string", "maxLength": 100000}, "truncated": BOOLEAN})
+RUN_RESULT = ok(
+    {"exitCode": {"type": "integer"}, "output": {"type": "string", "maxLength": 100000}, "truncated": BOOLEAN}
+)
 
 
 @dataclass(frozen=True)
@@ -175,8 +190,18 @@ def assert_shape(schema: dict, value: Any, what: str) -> None:
 
 FILE_OPS = {
     "list_files": ("ファイルの一覧を返す", {READ_ONLY}, obj({"path": STRING}), ENTRIES_RESULT),
-    "read_file": ("ファイルの中身を返す", {READ_ONLY, UNTRUSTED}, obj({"path": STRING}, ("path",)), ok({"path": STRING, "contents": STRING})),
-    "write_file": ("ファイルを書く", set(), obj({"path": STRING, "contents": STRING}, ("path", "contents")), ok({"path": STRING})),
+    "read_file": (
+        "ファイルの中身を返す",
+        {READ_ONLY, UNTRUSTED},
+        obj({"path": STRING}, ("path",)),
+        ok({"path": STRING, "contents": STRING}),
+    ),
+    "write_file": (
+        "ファイルを書く",
+        set(),
+        obj({"path": STRING, "contents": STRING}, ("path", "contents")),
+        ok({"path": STRING}),
+    ),
     "delete_file": ("ファイルを消す", {CONSEQUENTIAL}, obj({"path": STRING}, ("path",)), ok({"path": STRING})),
 }
 
@@ -206,8 +231,20 @@ def file_operations(tool: str) -> tuple[Operation, ...]:
 # these agree, whatever words they use (a pattern written another way, anyOf or one pattern).
 # The empty string is not among them: a page may refuse an empty id or path the type allows.
 PROBES: dict[str, list[Any]] = {
-    "string": ["abc", "#000000", "#a1B2c3", "#FFFFFF", "red", "#fff", "#12345g", "#1234567", "transparent",
-               "Transparent", " #abcdef", "#abcdef "],
+    "string": [
+        "abc",
+        "#000000",
+        "#a1B2c3",
+        "#FFFFFF",
+        "red",
+        "#fff",
+        "#12345g",
+        "#1234567",
+        "transparent",
+        "Transparent",
+        " #abcdef",
+        "#abcdef ",
+    ],
     "number": [-1, 0, 1.5, 999, 1000, 120000, 120001, 10**9],
     "integer": [-1, 0, 999, 1000, 1000.5, 30000, 120000, 120001],
     "boolean": [True, False],
@@ -238,7 +275,9 @@ def schema_mismatches(declared: dict, registered: dict, where: str = "inputSchem
         if set(want) != set(got):
             problems.append(f"{where}: properties {sorted(got)}, expected {sorted(want)}")
         if sorted(declared.get("required", [])) != sorted(registered.get("required", [])):
-            problems.append(f"{where}: required {sorted(registered.get('required', []))}, expected {sorted(declared.get('required', []))}")
+            problems.append(
+                f"{where}: required {sorted(registered.get('required', []))}, expected {sorted(declared.get('required', []))}"
+            )
         for key in set(want) & set(got):
             problems += schema_mismatches(want[key], got[key], f"{where}.{key}")
         return problems
@@ -247,6 +286,8 @@ def schema_mismatches(declared: dict, registered: dict, where: str = "inputSchem
     probes = [*PROBES.get(str(declared.get("type")), []), *(declared.get("enum") or [])]
     differ = [value for value in probes if _accepts(declared, value) != _accepts(registered, value)]
     if differ:
-        problems.append(f"{where}: accepts {[v for v in differ if _accepts(registered, v)]!r} and refuses "
-                        f"{[v for v in differ if not _accepts(registered, v)]!r} unlike the contract")
+        problems.append(
+            f"{where}: accepts {[v for v in differ if _accepts(registered, v)]!r} and refuses "
+            f"{[v for v in differ if not _accepts(registered, v)]!r} unlike the contract"
+        )
     return problems

@@ -56,10 +56,12 @@ class ReferenceConfig:
     latitudes: list[str] = field(default_factory=list)
 
     def script(self) -> str:
-        return ("<script>globalThis.referenceConfig = { relayPort: %d, "
-                "faults: [...(globalThis.referenceConfig?.faults ?? []), ...%s], "
-                "latitudes: [...(globalThis.referenceConfig?.latitudes ?? []), ...%s] };</script>"
-                % (self.relay_port, json.dumps(self.faults), json.dumps(self.latitudes)))
+        return (
+            "<script>globalThis.referenceConfig = { relayPort: %d, "
+            "faults: [...(globalThis.referenceConfig?.faults ?? []), ...%s], "
+            "latitudes: [...(globalThis.referenceConfig?.latitudes ?? []), ...%s] };</script>"
+            % (self.relay_port, json.dumps(self.faults), json.dumps(self.latitudes))
+        )
 
 
 def _handler(config: ReferenceConfig):
@@ -72,7 +74,7 @@ def _handler(config: ReferenceConfig):
         def _file_for(self, url_path: str) -> Path | None:
             for prefix, base in sorted(STATIC_ROOTS.items(), key=lambda kv: -len(kv[0])):
                 if url_path.startswith(prefix):
-                    return _inside(base, url_path[len(prefix):])
+                    return _inside(base, url_path[len(prefix) :])
             return _inside(REFERENCE_DIST, url_path.lstrip("/"))
 
         def do_GET(self):
@@ -100,7 +102,9 @@ def _handler(config: ReferenceConfig):
             self.send_header("Content-Length", str(len(body)))
             # Documents are asked again (they carry the reference's config); everything they load
             # is kept by a browser context for the run: a warm tab's reload downloads nothing more.
-            self.send_header("Cache-Control", "no-cache" if ctype.startswith("text/html") else f"max-age={ASSET_MAX_AGE}")
+            self.send_header(
+                "Cache-Control", "no-cache" if ctype.startswith("text/html") else f"max-age={ASSET_MAX_AGE}"
+            )
             faults = {*config.faults, *self._cookie_faults()}
             isolated = url_path.startswith("/node/") and "isolation-headers-missing" not in faults
             if isolated or "isolation-headers-everywhere" in faults:

@@ -192,15 +192,17 @@ def _sentences(text: str) -> list[str]:
     for position, char in enumerate(text):
         depth += (char in OPENING) - (char in CLOSING)
         if char == "。" and depth <= 0:
-            sentences.append(text[start:position + 1])
+            sentences.append(text[start : position + 1])
             start = position + 1
     return [*sentences, text[start:]]
 
 
 def load_index(path: Path = INDEX) -> dict[str, Entry]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return {unit_id: Entry(entry.get("text", ""), tuple(entry.get("rules", ())), entry.get("unchecked"))
-            for unit_id, entry in data.items()}
+    return {
+        unit_id: Entry(entry.get("text", ""), tuple(entry.get("rules", ())), entry.get("unchecked"))
+        for unit_id, entry in data.items()
+    }
 
 
 def toml_entry(unit: Unit) -> str:
@@ -220,8 +222,9 @@ class SectionCoverage:
     rules_with_scenario: set[str] = field(default_factory=set)
 
 
-def coverage(by_rule: dict[str, list[str]] | None = None, index: dict[str, Entry] | None = None,
-             spec: list[Unit] | None = None) -> list[SectionCoverage]:
+def coverage(
+    by_rule: dict[str, list[str]] | None = None, index: dict[str, Entry] | None = None, spec: list[Unit] | None = None
+) -> list[SectionCoverage]:
     """Per (source, section), in the spec's order: its units, how many map to rules, how many each
     reason leaves unchecked, and which of its rules a scenario checks (`by_rule`: rule id → scenarios,
     collected with pytest --collect-only when not given)."""
@@ -258,13 +261,19 @@ def coverage_lines(rows: list[SectionCoverage], index: dict[str, Entry] | None =
         return f"{counts}; {reason_part}" if reason_part else counts
 
     def total(selected: list[SectionCoverage]) -> str:
-        return summary(sum(row.units for row in selected), sum(row.mapped for row in selected),
-                       sum((row.reasons for row in selected), Counter()),
-                       set().union(*(row.rules for row in selected)),
-                       set().union(*(row.rules_with_scenario for row in selected)))
+        return summary(
+            sum(row.units for row in selected),
+            sum(row.mapped for row in selected),
+            sum((row.reasons for row in selected), Counter()),
+            set().union(*(row.rules for row in selected)),
+            set().union(*(row.rules_with_scenario for row in selected)),
+        )
 
-    lines = [f"{row.source:<3} {row.section}: "
-             + summary(row.units, row.mapped, row.reasons, row.rules, row.rules_with_scenario) for row in rows]
+    lines = [
+        f"{row.source:<3} {row.section}: "
+        + summary(row.units, row.mapped, row.reasons, row.rules, row.rules_with_scenario)
+        for row in rows
+    ]
     lines.append("totals")
     lines += [f"  {source}: {total([row for row in rows if row.source == source])}" for source in SOURCES]
     lines.append(f"  all: {total(rows)}")

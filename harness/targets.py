@@ -46,7 +46,7 @@ CANVAS_TOOLS = tools.CANVAS
 HOLD_LOADING_KINDS = ("fetch", "child-frame", "indexeddb")
 HOOK_HELP = {
     "hold_loading": '"fetch" (fetch/xhr requests), "child-frame" (every request of a child frame), "indexeddb" '
-                    '(the page opening an IndexedDB database), a URL glob, or a list of these',
+    "(the page opening an IndexedDB database), a URL glob, or a list of these",
     "view": "a Playwright selector",
     "theme_picker": "a Playwright selector",
     "restart": "a Playwright selector",
@@ -214,7 +214,7 @@ def _tool_pages(tool: str, entry, fail) -> ToolPages:
     if tool not in TOOLS:
         raise fail(f"unknown tool {tool!r} (tools are {', '.join(TOOLS)})")
     if not isinstance(entry, dict) or not isinstance(entry.get("page"), str):
-        raise fail(f"[tools.{tool}] needs page = \"/path\"")
+        raise fail(f'[tools.{tool}] needs page = "/path"')
     hooks = [name for name, takers in HOOKS.items() if tool in takers]
     known = {"page", "document", "other_page", "other_document", "empty_page", *hooks}
     unknown = set(entry) - known
@@ -236,8 +236,11 @@ def _tool_pages(tool: str, entry, fail) -> ToolPages:
             continue
         several = name == "hold_loading" and isinstance(value, list) and value
         for one in value if several else [value]:
-            if not isinstance(one, str) or not one.strip() or (
-                    name == "hold_loading" and one not in HOLD_LOADING_KINDS and not any(c in one for c in "/*")):
+            if (
+                not isinstance(one, str)
+                or not one.strip()
+                or (name == "hold_loading" and one not in HOLD_LOADING_KINDS and not any(c in one for c in "/*"))
+            ):
                 raise fail(f"[tools.{tool}] {name} must be {HOOK_HELP[name]}, not {value!r}")
         if several:
             values[name] = tuple(value)
@@ -246,9 +249,13 @@ def _tool_pages(tool: str, entry, fail) -> ToolPages:
 
 def _document(tool: str, key: str, value, fail) -> Document:
     needed = ("id", "name") if tool in CANVAS_TOOLS else ("name",)
-    form = "{ id = \"...\", name = \"...\" }" if tool in CANVAS_TOOLS else "{ name = \"<embed id>\" }"
-    if (not isinstance(value, dict) or set(value) - {"id", "name"} or any(k not in value for k in needed)
-            or not all(isinstance(v, str) and v for v in value.values())):
+    form = '{ id = "...", name = "..." }' if tool in CANVAS_TOOLS else '{ name = "<embed id>" }'
+    if (
+        not isinstance(value, dict)
+        or set(value) - {"id", "name"}
+        or any(k not in value for k in needed)
+        or not all(isinstance(v, str) and v for v in value.values())
+    ):
         raise fail(f"[tools.{tool}] {key} must be {form} with non-empty strings, not {value!r}")
     return Document(**value)
 
@@ -264,8 +271,10 @@ def reference_as_real(base_url: str, relay_port: int, tools: tuple[str, ...]) ->
     text = (PROFILES / "reference.toml").read_text(encoding="utf-8")
     sections = re.split(r"(?m)^(?=\[tools\.)", text)[1:]
     kept = [section for section in sections if section.split("]")[0].removeprefix("[tools.") in tools]
-    head = (f'name = "reference-as-real"\nbase_url = "{base_url}"\nwidget_origin = "{base_url}"\n'
-            f"relay_port = {relay_port}\nai_tools = {json.dumps(list(tools))}\n\n")
+    head = (
+        f'name = "reference-as-real"\nbase_url = "{base_url}"\nwidget_origin = "{base_url}"\n'
+        f"relay_port = {relay_port}\nai_tools = {json.dumps(list(tools))}\n\n"
+    )
     return head + "".join(kept)
 
 

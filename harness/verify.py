@@ -63,8 +63,11 @@ def browser_statuses(names: list[str]) -> list[ConfigStatus]:
             source = "Playwright" if resolved.source == "playwright" else resolved.source
             if config.engine == "chromium" and resolved.source == "playwright":
                 source += " headless shell"  # what Playwright launches for a headless run
-            if (config.engine == "chromium" and resolved.source != "system"
-                    and any(driver.loads_extension and driver.supports(config) for driver in DRIVERS.values())):
+            if (
+                config.engine == "chromium"
+                and resolved.source != "system"
+                and any(driver.loads_extension and driver.supports(config) for driver in DRIVERS.values())
+            ):
                 source += "; the extension path in its full Chromium"  # a headless shell loads no extension
             statuses.append(ConfigStatus(name, True, f"{engine} {browser.version} ({source})"))
             browser.close()
@@ -103,19 +106,35 @@ def run(args) -> int:
         # Scenario paths among the pytest arguments replace the default (every scenario).
         chosen = [arg for arg in args.pytest_args if arg.split("::")[0].startswith("scenarios")]
         command = scenarios_command(
-            workers=args.workers, nodeids=chosen, rows=out / "results.json", artifacts=out / "artifacts", browsers=runnable,
-            call_paths=args.call_path or [], faults=args.fault or [],
-            extra=["--target", args.target, f"--junitxml={out / 'junit.xml'}", f"--evidence={out / 'evidence'}",
-                   *(["--base-url", args.base_url] if args.base_url else []),
-                   *(["--real-time"] if args.real_time else []),
-                   *(["--shard", args.shard] if args.shard else []),
-                   *(arg for arg in args.pytest_args if arg not in chosen)])
+            workers=args.workers,
+            nodeids=chosen,
+            rows=out / "results.json",
+            artifacts=out / "artifacts",
+            browsers=runnable,
+            call_paths=args.call_path or [],
+            faults=args.fault or [],
+            extra=[
+                "--target",
+                args.target,
+                f"--junitxml={out / 'junit.xml'}",
+                f"--evidence={out / 'evidence'}",
+                *(["--base-url", args.base_url] if args.base_url else []),
+                *(["--real-time"] if args.real_time else []),
+                *(["--shard", args.shard] if args.shard else []),
+                *(arg for arg in args.pytest_args if arg not in chosen),
+            ],
+        )
         code = subprocess.run(command, cwd=ROOT).returncode
     results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else []
-    write_reports(out, results, describe_run(statuses, args, ai_tools), langs=["ja", args.lang] if args.lang != "ja" else ["ja"])
+    write_reports(
+        out, results, describe_run(statuses, args, ai_tools), langs=["ja", args.lang] if args.lang != "ja" else ["ja"]
+    )
     if not runnable:
-        print(f"verify: wrote {out / 'verification.md'}: no selected browser configuration can run here, every "
-              "cell is 未確認 with the reason", flush=True)
+        print(
+            f"verify: wrote {out / 'verification.md'}: no selected browser configuration can run here, every "
+            "cell is 未確認 with the reason",
+            flush=True,
+        )
         return 1  # nothing ran: not a verification
     print(f"verify: wrote {out / 'verification.md'}, results.json and junit.xml", flush=True)
     for problem in check_report(out) + ([] if (out / "junit.xml").is_file() else ["junit.xml is missing"]):

@@ -68,8 +68,14 @@ EMPTY_STORAGE = """async (tabId) => {
 class WarmTabs:
     """Per worker: one context and one tool page per (tool, call path)."""
 
-    def __init__(self, browser: Browser, context_args: dict, target: Target, trace: bool,
-                 extension_context: Callable[[], BrowserContext] | None = None):
+    def __init__(
+        self,
+        browser: Browser,
+        context_args: dict,
+        target: Target,
+        trace: bool,
+        extension_context: Callable[[], BrowserContext] | None = None,
+    ):
         self.browser = browser
         self.context_args = context_args
         self.extension_context = extension_context  # for a call path that loads the agent extension

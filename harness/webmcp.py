@@ -84,7 +84,9 @@ class WebMCPCall:
         try:
             value = self._call.result(timeout)
         except (TimeoutError, PlaywrightTimeoutError):
-            raise ConditionTimedOut(f"{self.name} (webmcp): no answer in {timeout:.0f} s\n{self.client.diagnostics()}") from None
+            raise ConditionTimedOut(
+                f"{self.name} (webmcp): no answer in {timeout:.0f} s\n{self.client.diagnostics()}"
+            ) from None
         except PlaywrightError as error:
             raise call_failure(self.name, error, self.client.diagnostics()) from None
         return checked(self.name, value)
@@ -102,9 +104,16 @@ class WebMCPClient(PolledClient):
             listed = self.tool_page.page.webmcp.tools()
         except PlaywrightError as error:
             raise HarnessError(f"webmcp: {error.message}\n{self.diagnostics()}") from None
-        return [ToolInfo(t["name"], t["name"], t.get("description") or "", t.get("inputSchema") or {},
-                         frozenset(HINTS.get(k, k) for k, v in (t.get("annotations") or {}).items() if v is True))
-                for t in listed]
+        return [
+            ToolInfo(
+                t["name"],
+                t["name"],
+                t.get("description") or "",
+                t.get("inputSchema") or {},
+                frozenset(HINTS.get(k, k) for k, v in (t.get("annotations") or {}).items() if v is True),
+            )
+            for t in listed
+        ]
 
     def start(self, name: str, arguments: dict[str, Any]) -> WebMCPCall:
         return WebMCPCall(self, name, arguments)

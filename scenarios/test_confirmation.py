@@ -65,8 +65,9 @@ def asked(tool_page: ToolPage, client, op: contract.Operation, args: dict):
     return call
 
 
-def reopened_with_stored_on(tool_page: ToolPage, client, op: contract.Operation, until: int,
-                            skip_confirm_until: int | None = None) -> None:
+def reopened_with_stored_on(
+    tool_page: ToolPage, client, op: contract.Operation, until: int, skip_confirm_until: int | None = None
+) -> None:
     """Reload the tab with the switch's ON stored until `until`; wait for `op` and the tool's read."""
     tool_page.storage.write(until, skip_confirm_until)
     tool_page.page.reload()
@@ -126,7 +127,9 @@ def clocked_page(context, open_tool, op, real_time, call_path) -> ToolPage:
     if not drivers.DRIVERS[call_path].has(drivers.PAGE_CLOCK) and not real_time:
         # The relay's widget frame runs on the page clock too, and its own 10 s limit for a tool
         # call (widget.js 「Host response timeout」) would fire first: only real time tells.
-        pytest.skip(f"{call_path} keeps time on the page's fake clock between the harness and the page; run with --real-time")
+        pytest.skip(
+            f"{call_path} keeps time on the page's fake clock between the harness and the page; run with --real-time"
+        )
     if not real_time:
         context.clock.install(time=at(T0))
     return open_tool(op.tool)
@@ -141,10 +144,17 @@ def let_time_pass(context, tool_page: ToolPage, ms: int, real_time: bool) -> Non
 
 # --- the dialog as it opens ---------------------------------------------------------------
 
+
 # One call, one dialog: what the Design Doc fixes of the dialog that asks, each rule its own check.
 # Those on the open dialog do not depend on one another: each is decided even when another fails.
-@pytest.mark.rules("confirm.which", "confirm.buttons-focus", "confirm.title-action", "confirm.body", "confirm.checkbox",
-                   "confirm.queue")
+@pytest.mark.rules(
+    "confirm.which",
+    "confirm.buttons-focus",
+    "confirm.title-action",
+    "confirm.body",
+    "confirm.checkbox",
+    "confirm.queue",
+)
 @pytest.mark.profile("document")
 def test_confirming_operation_asks_with_the_tables_dialog(op_page, op_client, op):
     args = valid_input(op, op_client)
@@ -162,7 +172,8 @@ def test_confirming_operation_asks_with_the_tables_dialog(op_page, op_client, op
             # 「やめる」(secondary) and the action (danger), told apart by their tone too.
             cancel_tone, action_tone = tone(dialog.cancel), tone(dialog.action(op.asks.action_label))
             assert action_tone == "danger" and cancel_tone != "danger", (
-                f"the action button reads {action_tone} and 「やめる」 {cancel_tone}: the action is danger, 「やめる」 secondary")
+                f"the action button reads {action_tone} and 「やめる」 {cancel_tone}: the action is danger, 「やめる」 secondary"
+            )
         with check("confirm.title-action"):
             expect(dialog.title).to_have_text(title)
             expect(dialog.action(op.asks.action_label)).to_be_visible()
@@ -204,7 +215,9 @@ def test_other_operations_run_without_asking(tool_page, client, tool):
             call, seen = start_and_see(tool_page, client, op.name, args)
             with check("confirm.which", subject=op.name):
                 title = tool_page.dialog.title.inner_text() if seen == "dialog" else ""
-                assert seen == "row", f"{op.name} asked for confirmation ({title!r}); only the 5 operations of the table ask"
+                assert seen == "row", (
+                    f"{op.name} asked for confirmation ({title!r}); only the 5 operations of the table ask"
+                )
             if seen == "dialog":
                 cancelled(tool_page, call)  # so that the next operation is not queued behind it
                 continue
@@ -223,12 +236,15 @@ def test_disclosure_shows_the_full_content(op_page, op_client, op):
     # The element that holds the whole content, wherever the page puts it (matched by text).
     holder = dialog.root.get_by_text(content)
     with check("confirm.detail"):
-        expect(holder.filter(visible=True), "the full content is on screen before the Disclosure is opened").to_have_count(0)
+        expect(
+            holder.filter(visible=True), "the full content is on screen before the Disclosure is opened"
+        ).to_have_count(0)
         shown = dialog.open_detail()
         expect(holder, "the opened Disclosure does not show the full content").to_be_visible()
         picture("confirm.detail", dialog.root, what=op.name)
         assert content in shown, (
-            f"the Disclosure does not show the whole {op.asks.detail_field} ({len(content)} characters)")
+            f"the Disclosure does not show the whole {op.asks.detail_field} ({len(content)} characters)"
+        )
 
 
 # Runs in the page within one task, so the operation has not finished yet: press the action,
@@ -292,10 +308,13 @@ def test_action_is_busy_and_the_dialog_stays_until_done(op_page, op_client, op):
         picture("confirm.busy", op_page.dialog.root, what=op.name)  # busy, and still running
     with check("confirm.busy"):
         assert state == {"openAfterAction": True, "openAfterClosingAttempts": True}, (
-            f"pressing the action, then 「やめる」, Esc or the backdrop closed the dialog while {op.name} ran: {state}")
+            f"pressing the action, then 「やめる」, Esc or the backdrop closed the dialog while {op.name} ran: {state}"
+        )
     result = call.result()
     with check("confirm.busy"):
-        assert result["ok"] is True, f"「やめる」, Esc or the backdrop stopped {op.name} after its action was pressed: {result}"
+        assert result["ok"] is True, (
+            f"「やめる」, Esc or the backdrop stopped {op.name} after its action was pressed: {result}"
+        )
         expect(op_page.dialog.root, f"the dialog stays after {op.name} has finished").to_have_count(0)
     seen = op_page.page.evaluate("window.__harnessBusy")
     closed, settled = seen["closedAfterMs"], seen["settledAfterMs"]
@@ -306,13 +325,17 @@ def test_action_is_busy_and_the_dialog_stays_until_done(op_page, op_client, op):
             assert settled - closed < 200, f"the dialog closed {settled - closed:.0f} ms before {op.name} finished"
         if not seen["busySeen"]:
             assert not seen["renderedWhileOpen"], (
-                f"the page re-rendered the dialog while it stayed open ({closed:.0f} ms) but the action button was never busy")
+                f"the page re-rendered the dialog while it stayed open ({closed:.0f} ms) but the action button was never busy"
+            )
     if not seen["busySeen"]:
-        pytest.skip(f"未確認: the page re-rendered nothing of the dialog between the press and its closing {closed:.0f} ms later "
-                    f"(while {op.name} ran), so a busy button could not show")
+        pytest.skip(
+            f"未確認: the page re-rendered nothing of the dialog between the press and its closing {closed:.0f} ms later "
+            f"(while {op.name} ran), so a busy button could not show"
+        )
 
 
 # --- 「このページでは今後尋ねない」 ----------------------------------------------------------
+
 
 @pytest.mark.rules("confirm.skip", "storage.skip-keeps-enabled")
 def test_dont_ask_then_action_stops_asking_for_seven_days(op_page, op_client, op):
@@ -326,7 +349,8 @@ def test_dont_ask_then_action_stops_asking_for_seven_days(op_page, op_client, op
     with check("storage.skip-keeps-enabled"):
         stored = op_page.storage.read() or {}
         assert stored.get("enabledUntil") == enabled_until, (
-            f"choosing 「このページでは今後尋ねない」 changed enabledUntil from {enabled_until} to {stored.get('enabledUntil')}")
+            f"choosing 「このページでは今後尋ねない」 changed enabledUntil from {enabled_until} to {stored.get('enabledUntil')}"
+        )
     with check("confirm.skip"):
         stored = op_page.storage.read() or {}
         skip = stored.get("skipConfirmUntil")
@@ -361,7 +385,9 @@ def test_dont_ask_is_gone_once_the_switch_expires(context, clocked_page, client_
     switch_on(clocked_page, client, logged=True)
     again, seen = start_and_see(clocked_page, client, op.name, valid_input(op, client, marker="期限の後"))
     with check("storage.skip-cleared-on-expiry"):
-        assert seen == "dialog", f"{op.name} ran without asking after the switch expired and went on again: {again.result()}"
+        assert seen == "dialog", (
+            f"{op.name} ran without asking after the switch expired and went on again: {again.result()}"
+        )
     cancelled(clocked_page, again)
 
 
@@ -420,6 +446,7 @@ def test_expired_dont_ask_asks_again(op_page, op_client, op):
 
 # --- declining -----------------------------------------------------------------------------
 
+
 def press_cancel(tool_page: ToolPage) -> None:
     tool_page.dialog.cancel.click()
 
@@ -447,15 +474,17 @@ def test_declining_returns_declined(op_page, op_client, op):
         call = asked(op_page, op_client, op, valid_input(op, op_client, marker=f"断る {way}"))
         with check("call.declined-runs-nothing", subject=way):
             # A read does not wait for the dialog (confirm.queue).
-            assert op_client.call(read.name, read.example) == before, \
+            assert op_client.call(read.name, read.example) == before, (
                 f"{op.name} changed the {op.tool} document before it was confirmed"
+            )
         answer(op_page)
         with check("confirm.decline", subject=way):
             expect(op_page.dialog.root, f"the dialog stays open after {way}").to_have_count(0)
             assert_declined(call.result())
         with check("call.declined-runs-nothing", subject=way):
-            assert op_client.call(read.name, read.example) == before, \
+            assert op_client.call(read.name, read.example) == before, (
                 f"the {op.name} declined by {way} changed the {op.tool} document"
+            )
 
 
 # --- waiting -------------------------------------------------------------------------------
@@ -497,8 +526,9 @@ def test_confirmations_come_one_at_a_time_in_arrival_order(op_page, op_client, o
             button.click()
             # The call whose turn it is must be the one answered; another call's dialog would leave
             # it waiting out its 50 s.
-            assert clients.decided_within(pending, limits.ANSWERED_AT_ONCE), \
+            assert clients.decided_within(pending, limits.ANSWERED_AT_ONCE), (
                 f"the dialog answered ({answered}) was not the one of the call whose turn it was"
+            )
             results.append(pending.result())
         expect(op_page.dialog.root).to_have_count(0)
         codes = [r.get("error", {}).get("code", "ok") for r in results]
@@ -542,8 +572,9 @@ def test_queued_call_past_its_50_seconds_is_declined_without_a_dialog(context, c
     assert_declined(first.result())  # the open dialog's own 50 s (confirm.timeout)
     with check("confirm.timeout-queued"):
         # Decided first: a page that renders late may show the dialog only after a while.
-        assert clients.decided_within(queued, limits.ANSWERED_AT_ONCE), \
+        assert clients.decided_within(queued, limits.ANSWERED_AT_ONCE), (
             "the queued call was still waiting after its 50 s had passed"
+        )
         assert_declined(queued.result())
         opened = clocked_page.page.evaluate("window.__harnessDialogsOpened")
         assert opened == 0, f"the queued call's dialog was shown ({opened}) although its 50 s had passed"
@@ -604,6 +635,7 @@ def test_dialog_opens_in_a_background_tab(op_page, op_client, context, op):
 
 # --- check first ---------------------------------------------------------------------------
 
+
 @pytest.mark.rules("call.check-first")
 @pytest.mark.takes_input(True)
 def test_check_fails_before_any_dialog(tab_of, client_for, op):
@@ -612,7 +644,11 @@ def test_check_fails_before_any_dialog(tab_of, client_for, op):
     client = client_for(tool_page)
     switch_on(tool_page, client, logged=True)
     field = op.asks.detail_field
-    args, code = ({field: "x" * (contract.ONE_MEGABYTE + 1)}, "too_large") if field else ({"path": "no-such-file-harness.txt"}, "not_found")
+    args, code = (
+        ({field: "x" * (contract.ONE_MEGABYTE + 1)}, "too_large")
+        if field
+        else ({"path": "no-such-file-harness.txt"}, "not_found")
+    )
     checked_before_asking(tool_page, client, op, args, code)
 
 

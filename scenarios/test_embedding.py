@@ -18,7 +18,7 @@ SAME_ORIGIN_HOST = "/__harness__/embed-host.html"
 
 def frame_urls(target, fixture_server, tool):
     tool_url = target.page_url(tool)
-    host_page = (fixture_server.root / "embed-host" / "index.html")
+    host_page = fixture_server.root / "embed-host" / "index.html"
     return {
         "same-origin": (target.url(SAME_ORIGIN_HOST) + f"?allow=tools&src={quote(tool_url, safe='')}", host_page),
         "cross-origin": (f"{fixture_server.other_origin}/embed-host/?allow=tools&src={quote(tool_url, safe='')}", None),
@@ -27,18 +27,22 @@ def frame_urls(target, fixture_server, tool):
 
 @pytest.mark.rules("embedding.no-registration", "embedding.no-header")
 @pytest.mark.parametrize("embedding", ["same-origin", "cross-origin"])
-def test_embedded_page_with_stored_on_registers_nothing(open_tool, scripts_when_off, context, target, fixture_server, tool,
-                                                        embedding):
-    top, scripts = ai_scripts(open_tool, tool, lambda on: InPageClient(on).wait_for_tools(contract.names_of(tool)),
-                              scripts_when_off(tool))
+def test_embedded_page_with_stored_on_registers_nothing(
+    open_tool, scripts_when_off, context, target, fixture_server, tool, embedding
+):
+    top, scripts = ai_scripts(
+        open_tool, tool, lambda on: InPageClient(on).wait_for_tools(contract.names_of(tool)), scripts_when_off(tool)
+    )
 
     url, host_file = frame_urls(target, fixture_server, tool)[embedding]
     # A tab that follows its requests, its frame's too, so it can wait until they are quiet.
     host = new_tool_page(context, target, tool, url)
     if host_file is not None:
         # A page on the target's own origin that the harness makes: the target needs no help.
-        host.page.route(lambda u: u.startswith(target.url(SAME_ORIGIN_HOST)),
-                        lambda route: route.fulfill(path=host_file, content_type="text/html"))
+        host.page.route(
+            lambda u: u.startswith(target.url(SAME_ORIGIN_HOST)),
+            lambda route: route.fulfill(path=host_file, content_type="text/html"),
+        )
     host.goto(url)
     frame_element = host.page.locator("iframe")
     frame = frame_element.content_frame

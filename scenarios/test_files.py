@@ -41,8 +41,12 @@ def test_paths_outside_the_working_directory_are_invalid_input(agent, tool):
     """パスは作業ディレクトリからの相対パスだけ: .. で外へ出るパスと絶対パスは invalid_input(確認の前に)。"""
     with each_on_its_own():
         for outside in OUTSIDE:
-            for suffix, arguments in (("read_file", {"path": outside}), ("write_file", {"path": outside, "contents": "harness"}),
-                                      ("delete_file", {"path": outside}), ("list_files", {"path": outside})):
+            for suffix, arguments in (
+                ("read_file", {"path": outside}),
+                ("write_file", {"path": outside, "contents": "harness"}),
+                ("delete_file", {"path": outside}),
+                ("list_files", {"path": outside}),
+            ):
                 with check(f"{tool}.relative-paths", subject=f"{tool}_{suffix} {outside}"):
                     agent.fails(f"{tool}_{suffix}", arguments, "invalid_input")
 
@@ -60,7 +64,9 @@ def test_a_path_whose_dotdot_stays_inside_is_accepted(agent, tool, folder):
             assert_success(f"{tool}_read_file", read)
             assert read["contents"] == "harness-inside", read
         with check(rule, subject=f"{tool}_list_files {folder}/sub/.."):
-            assert any(path.endswith("inside.txt") for path in listed(agent, f"{folder}/sub/..")), "inside.txt is not listed"
+            assert any(path.endswith("inside.txt") for path in listed(agent, f"{folder}/sub/..")), (
+                "inside.txt is not listed"
+            )
         with check(rule, subject=f"{tool}_delete_file {via}"):
             _, deleted = agent.confirm(f"{tool}_delete_file", {"path": via})
             assert_success(f"{tool}_delete_file", deleted)
@@ -73,8 +79,12 @@ def test_list_returns_every_level_under_path_and_the_whole_tree(agent, tool, fol
     """ファイルの一覧は path の下の全ての階層を返し、path を省くと作業ディレクトリの全体を返す(kind は file か directory)。"""
     write(agent, f"{folder}/top.txt", "harness")
     write(agent, f"{folder}/sub/deeper/leaf.txt", "harness")
-    want = {f"{folder}/top.txt": "file", f"{folder}/sub": "directory", f"{folder}/sub/deeper": "directory",
-            f"{folder}/sub/deeper/leaf.txt": "file"}
+    want = {
+        f"{folder}/top.txt": "file",
+        f"{folder}/sub": "directory",
+        f"{folder}/sub/deeper": "directory",
+        f"{folder}/sub/deeper/leaf.txt": "file",
+    }
     under, whole = listed(agent, folder), listed(agent)
     with check(f"{tool}.list-all-levels", subject="path"):
         assert under == want, f"listing {folder}: {under}"
@@ -103,7 +113,9 @@ def test_write_creates_parent_directories_and_overwrites(agent, tool, folder):
         assert agent.ok(f"{tool}_read_file", {"path": path})["contents"] == "一回目"
     write(agent, path, "二回目")
     with check(f"{tool}.write", subject="overwrite"):
-        assert agent.ok(f"{tool}_read_file", {"path": path})["contents"] == "二回目", "the second write did not replace the file"
+        assert agent.ok(f"{tool}_read_file", {"path": path})["contents"] == "二回目", (
+            "the second write did not replace the file"
+        )
 
 
 @rules("write-no-confirm")
@@ -111,7 +123,9 @@ def test_writing_asks_for_no_confirmation(agent, tool, tool_page, folder):
     """ファイルを書く操作は、確認を出さない(上書きの前にも)。"""
     path = f"{folder}/kept.txt"
     for contents, subject in (("first", "new file"), ("second", "overwrite")):
-        pending, asked = start_and_see(tool_page, agent.client, f"{tool}_write_file", {"path": path, "contents": contents})
+        pending, asked = start_and_see(
+            tool_page, agent.client, f"{tool}_write_file", {"path": path, "contents": contents}
+        )
         if asked:
             tool_page.dialog.cancel.click()
         result = pending.result()

@@ -24,7 +24,9 @@ def test_property_outside_the_schema_is_invalid_input(switched_on, tool, call_pa
         arguments = {**valid_input(op, switched_on), "harnessUnexpected": True}
         with check("input.no-extra-properties", subject=op.name):
             result = switched_on.call(op.name, arguments)
-            assert result["ok"] is False and result.get("error", {}).get("code") == "invalid_input", f"{op.name}: {result}"
+            assert result["ok"] is False and result.get("error", {}).get("code") == "invalid_input", (
+                f"{op.name}: {result}"
+            )
         with check("result.failure-shape", subject=op.name):
             contract.assert_shape(contract.FAILURE, result, f"{op.name}: the failure is not its shape")
             assert result["error"]["message"].strip(), f"{op.name}: the failure gives no reason: {result}"
@@ -43,7 +45,9 @@ def test_missing_or_mistyped_input_is_invalid_input(switched_on, tool, call_path
         with check("input.schema", subject=op.name):
             for arguments in (missing, mistyped):
                 result = switched_on.call(op.name, arguments)
-                assert result["ok"] is False and result["error"]["code"] == "invalid_input", f"{op.name}({arguments}): {result}"
+                assert result["ok"] is False and result["error"]["code"] == "invalid_input", (
+                    f"{op.name}({arguments}): {result}"
+                )
 
 
 # What the reference's operations render with, broken: Marp's slides go in with innerHTML,
@@ -74,10 +78,14 @@ def test_operation_whose_internals_throw_still_answers_json(switched_on, tool_pa
                 try:
                     result = switched_on.call(op.name, inputs[op.name])
                 except NotJsonResult as error:
-                    raise AssertionError(f"an exception inside {op.name} did not become failed: {error.message}") from None
+                    raise AssertionError(
+                        f"an exception inside {op.name} did not become failed: {error.message}"
+                    ) from None
                 codes[op.name] = "ok" if result["ok"] else result["error"]["code"]
                 # A valid call on a ready page: it ran, or what threw inside it came back as failed.
-                assert codes[op.name] in ("ok", "failed"), f"{op.name}: an exception inside became {codes[op.name]}: {result}"
+                assert codes[op.name] in ("ok", "failed"), (
+                    f"{op.name}: an exception inside became {codes[op.name]}: {result}"
+                )
     finally:
         finding(OPERATIONS_CALLED, codes)  # which operations threw (failed) with DOM writes broken
     if "failed" not in codes.values():

@@ -91,7 +91,7 @@ def added_row(before: list[str], after: list[str]) -> int:
     """The index of the one row `after` has that `before` had not, at the bottom or the top: which
     end is log.order's check, so a scenario about a row's content finds it at either."""
     kept = len(after) - 1  # at capacity, the oldest row left at the other end
-    if after[:-1] == before[len(before) - kept:]:
+    if after[:-1] == before[len(before) - kept :]:
         return len(after) - 1
     if after[1:] == before[:kept]:
         return 0
@@ -131,7 +131,9 @@ def declined_call(tool_page: ToolPage, client) -> Logged:
 
 def page_clock(tool_page: ToolPage) -> int:
     """The page's local time of day, in seconds."""
-    return tool_page.page.evaluate("() => { const d = new Date(); return d.getHours() * 3600 + d.getMinutes() * 60 + d.getSeconds(); }")
+    return tool_page.page.evaluate(
+        "() => { const d = new Date(); return d.getHours() * 3600 + d.getMinutes() * 60 + d.getSeconds(); }"
+    )
 
 
 def compact_json(value) -> str:
@@ -144,8 +146,10 @@ def summary_problem(what: str, shown: str, full_texts: list[str]) -> str | None:
     bare = {shown, *(shown.removesuffix(mark) for mark in ELLIPSES)}
     if any(full[:SUMMARY_CHARS] in bare for full in full_texts):
         return None
-    return (f"the {what} summary {shown!r} ({len(shown)} characters) is not the first {SUMMARY_CHARS} "
-            f"characters of {full_texts[0][:SUMMARY_CHARS + 20]!r}…")
+    return (
+        f"the {what} summary {shown!r} ({len(shown)} characters) is not the first {SUMMARY_CHARS} "
+        f"characters of {full_texts[0][: SUMMARY_CHARS + 20]!r}…"
+    )
 
 
 @pytest.fixture
@@ -156,6 +160,7 @@ def on(tool_page, client):
 
 
 # --- the panel -----------------------------------------------------------------------------
+
 
 @pytest.mark.rules("log.visibility")
 def test_log_is_shown_only_while_the_switch_is_on(tool_page):
@@ -212,6 +217,7 @@ def test_collapsed_log_shows_its_title_and_the_last_row(on, client):
 
 # --- rows ----------------------------------------------------------------------------------
 
+
 # One page, one call after another: what the Design Doc fixes of the panel and of a call's row,
 # each rule its own check, each decided even when another fails.
 @pytest.mark.rules("log.connect-help", "log.row", "log.detail", "log.text-only", "log.memory-only")
@@ -221,7 +227,9 @@ def test_each_call_is_a_row_of_text_kept_in_memory_only(on, client):
         with check("log.connect-help"):
             help_box = log.connect_help.bounding_box()
             first_row = log.rows.first.bounding_box()  # the ready read's
-            assert help_box and first_row and help_box["y"] < first_row["y"], "「AI のエージェントのつなぎ方」 is not at the top of the panel"
+            assert help_box and first_row and help_box["y"] < first_row["y"], (
+                "「AI のエージェントのつなぎ方」 is not at the top of the panel"
+            )
             log.connect_help_disclosure.open()
             origin = on.page.evaluate("location.origin")
             expect(on.page.get_by_text(f"--widget-origin {origin}").first).to_be_visible()
@@ -243,10 +251,13 @@ def test_each_call_is_a_row_of_text_kept_in_memory_only(on, client):
                     problems.append(f"time {row.time!r} is not the call's time of day (seconds {before}…{after})")
                 if row.name != name:
                     problems.append(f"name {row.name!r}, expected {name!r}")
-                problems += filter(None, (
-                    summary_problem("arguments", row.args, [compact_json(args), *opened]),
-                    summary_problem("result", row.result, [compact_json(call.result), *opened]),
-                ))
+                problems += filter(
+                    None,
+                    (
+                        summary_problem("arguments", row.args, [compact_json(args), *opened]),
+                        summary_problem("result", row.result, [compact_json(call.result), *opened]),
+                    ),
+                )
                 assert not problems, "\n".join(problems)
 
         text = 'line one\nline "two"\n<mxCell id="0"/>'
@@ -254,7 +265,9 @@ def test_each_call_is_a_row_of_text_kept_in_memory_only(on, client):
         with check("log.detail", subject=written.name):
             opened = log.open_row(written.row)
             assert opened.shows(text), f"the opened row does not show the text as written:\n{opened.text[:500]}"
-            assert not opened.missing(written.args), f"the opened row does not show the arguments: {opened.missing(written.args)}"
+            assert not opened.missing(written.args), (
+                f"the opened row does not show the arguments: {opened.missing(written.args)}"
+            )
         call = logged(on, client, read.name, read.example)
         with check("log.detail", subject=read.name):
             # The whole result as written (strings raw), up to where 10,000 characters may end.
@@ -298,7 +311,8 @@ def test_badges_say_success_declined_and_failure_in_words(on, client):
                 assert log.row(call.row).badge == BADGES[kind]
             with check("log.badge", subject=f"{kind} tone"):
                 assert log.badge_tone(call.row) == TONES[kind], (
-                    f"the {kind} row's StatusBadge reads {log.badge_tone(call.row)}, not {TONES[kind]}")
+                    f"the {kind} row's StatusBadge reads {log.badge_tone(call.row)}, not {TONES[kind]}"
+                )
     picture("log.badge", *(log.rows.nth(call.row) for call in (succeeded, declined, failed)))
 
 
@@ -358,10 +372,12 @@ def test_opened_row_shows_up_to_10000_characters(on, client):
         with check("log.detail-limit", subject=called):
             assert shown <= DETAIL_CHARS, f"the opened row shows {shown} of the 30,000 characters in the {what}"
             assert len(opened.text) >= DETAIL_CHARS - DETAIL_MARGIN, (
-                f"the opened row shows {len(opened.text)} characters in all, where the {what} alone fills up to {DETAIL_CHARS}")
+                f"the opened row shows {len(opened.text)} characters in all, where the {what} alone fills up to {DETAIL_CHARS}"
+            )
 
 
 # --- the store -----------------------------------------------------------------------------
+
 
 @pytest.mark.rules("log.capacity")
 # The store's capacity is the page's, whichever way 200 calls arrive: on a path that makes them

@@ -34,7 +34,8 @@ def wait_for_operations(tool_page, client, tool, target):
         socket = f"ws://127.0.0.1:{target.relay_port}"
         with check("relay.calls"):
             assert socket in tool_page.contacted, (
-                f"the page never connected to the relay at {socket}; it contacted {sorted(tool_page.contacted)}")
+                f"the page never connected to the relay at {socket}; it contacted {sorted(tool_page.contacted)}"
+            )
     raise never_listed
 
 
@@ -97,8 +98,11 @@ def test_page_contacts_only_its_origin_and_the_local_relay(relay, tool_page, cli
             sent.content(arguments, start_answered(tool_page, client, op, arguments).result())
     tool_page.settle()
     finding(CONTACTED, sorted(tool_page.contacted))
-    foreign = sorted(o for o in tool_page.contacted
-                     if o not in (target.origin, "data:", "blob:") and not o.startswith(("ws://127.0.0.1:", "ws://[::1]:")))
+    foreign = sorted(
+        o
+        for o in tool_page.contacted
+        if o not in (target.origin, "data:", "blob:") and not o.startswith(("ws://127.0.0.1:", "ws://[::1]:"))
+    )
     with check("network.local-only"):
         assert not foreign, f"the {tool} page contacted {foreign} besides {target.origin} and the local relay"
     with check("network.no-content"):
@@ -134,7 +138,9 @@ class SentWhileCalling:
                 if len(text) >= shortest:
                     forms = {text}
                     for _ in range(2):
-                        forms |= {json.dumps(form, ensure_ascii=ascii)[1:-1] for form in forms for ascii in (True, False)}
+                        forms |= {
+                            json.dumps(form, ensure_ascii=ascii)[1:-1] for form in forms for ascii in (True, False)
+                        }
                     self.texts.update({*forms, quote(text)})
 
     def carrying_content(self) -> list[str]:

@@ -45,8 +45,10 @@ def test_polyfill_is_loaded_even_with_native_webmcp(open_tool, tool, browser_con
     InPageClient(tool_page).wait_for_tools(contract.names_of(tool))
     native = tool_page.page.evaluate(NATIVE_TOOLS)
     # ADR-0044's open question: which implementation received the registration.
-    finding(REGISTRATION_RECEIVER,
-            "native and polyfill" if set(native["tools"]) >= contract.names_of(tool) else "polyfill only")
+    finding(
+        REGISTRATION_RECEIVER,
+        "native and polyfill" if set(native["tools"]) >= contract.names_of(tool) else "polyfill only",
+    )
     with check("registration.polyfill-always"):
         assert native["wrapped"], "document.modelContext is still the browser's own object: the polyfill was not loaded"
 
@@ -74,7 +76,9 @@ SCRIPT_TIMES = """() => performance.getEntriesByType('resource').filter((e) => e
 
 
 @pytest.mark.rules("switch.on-order")
-def test_turning_on_stores_the_expiry_then_loads_the_scripts_then_registers(open_tool, scripts_when_off, tool, browser_config):
+def test_turning_on_stores_the_expiry_then_loads_the_scripts_then_registers(
+    open_tool, scripts_when_off, tool, browser_config
+):
     """オンにすると、localStorage に期限を書き、polyfill と relay のスクリプトを読み込み、操作を登録する(この順)。"""
     off = scripts_when_off(tool)
     tool_page = open_tool(tool, navigate=False)
@@ -89,13 +93,15 @@ def test_turning_on_stores_the_expiry_then_loads_the_scripts_then_registers(open
         assert seen["stored"] is not None, "turning the switch on wrote nothing under fd-ai-operations:"
         first = min(scripts, key=lambda entry: entry["start"])
         assert seen["stored"] <= first["start"], (
-            f"{first['name']} was asked for {seen['stored'] - first['start']:.0f} ms before the expiry was written")
+            f"{first['name']} was asked for {seen['stored'] - first['start']:.0f} ms before the expiry was written"
+        )
     if not browser_config.webmcp_flag:
         return  # without the browser's own WebMCP, nothing can register before the polyfill has loaded
     with check("switch.on-order", subject="the scripts, then the registration"):
         last = max(scripts, key=lambda entry: entry["end"])
         assert seen["registered"] is not None and last["end"] <= seen["registered"], (
-            f"an operation was registered {last['end'] - (seen['registered'] or 0):.0f} ms before {last['name']} had loaded")
+            f"an operation was registered {last['end'] - (seen['registered'] or 0):.0f} ms before {last['name']} had loaded"
+        )
 
 
 def expect_turned_back_off(tool_page) -> None:
@@ -109,8 +115,11 @@ def expect_turned_back_off(tool_page) -> None:
     assert tool_page.storage.raw() is None, f"{tool_page.storage.key} was kept: {tool_page.storage.raw()!r}"
     assert tone(notice) == "danger", f"the Notice reads {tone(notice)}, not danger"
     box, switch = notice.bounding_box(), tool_page.switch.bounding_box()
-    assert box["y"] >= switch["y"] + switch["height"] - 2 and box["x"] < switch["x"] + switch["width"] \
-        and switch["x"] < box["x"] + box["width"], f"the Notice ({box}) is not under the switch ({switch})"
+    assert (
+        box["y"] >= switch["y"] + switch["height"] - 2
+        and box["x"] < switch["x"] + switch["width"]
+        and switch["x"] < box["x"] + box["width"]
+    ), f"the Notice ({box}) is not under the switch ({switch})"
 
 
 @pytest.mark.rules("switch.start-failure")

@@ -29,11 +29,13 @@ def test_names_reach_the_client_sanitized(listed, client, tool, call_path):
     for info in listed:
         with check("relay.names", subject=info.name):
             assert re.fullmatch(r"[a-zA-Z0-9_]+", info.exposed_name), info.exposed_name
-            assert info.exposed_name == info.name, (
-                f"{info.name} was listed as {info.exposed_name}" + (
-                    f": beside the scenario's one tab, {', '.join(others)}, which the harness did not open, publishes "
-                    "the same operations (the page's own doing, e.g. a second registration, or another page on this "
-                    "relay)" if others else ""))
+            assert info.exposed_name == info.name, f"{info.name} was listed as {info.exposed_name}" + (
+                f": beside the scenario's one tab, {', '.join(others)}, which the harness did not open, publishes "
+                "the same operations (the page's own doing, e.g. a second registration, or another page on this "
+                "relay)"
+                if others
+                else ""
+            )
 
 
 @pytest.mark.rules("relay.two-tabs")
@@ -47,7 +49,9 @@ def test_description_starts_with_the_page_title(target, tool, listed, tool_page,
     for info in listed:
         with check("relay.two-tabs", subject=info.name):
             prefix = DESCRIPTION_PREFIX.match(info.description)
-            assert prefix and prefix["title"] == title, f"{info.name}: {info.description[:120]!r} lacks the title {title!r}"
+            assert prefix and prefix["title"] == title, (
+                f"{info.name}: {info.description[:120]!r} lacks the title {title!r}"
+            )
 
 
 @pytest.mark.rules("relay.two-tabs", "canvas.open-document")
@@ -73,7 +77,8 @@ def test_two_tabs_are_told_apart(target, open_tool, client_for, tool, call_path)
             assert info.exposed_name == read.name + suffix, f"{info.exposed_name} lacks the tab suffix {suffix}"
             prefix = DESCRIPTION_PREFIX.match(info.description)
             assert prefix and prefix["title"] == tool_page.page.title(), (
-                f"{info.description[:120]!r} lacks the title {tool_page.page.title()!r}")
+                f"{info.description[:120]!r} lacks the title {tool_page.page.title()!r}"
+            )
         result = client.call_when_ready(read.name)
         assert result["ok"] is True, result
         if "document" in result:
@@ -92,14 +97,18 @@ def test_closing_the_tab_removes_its_tools(listed, tool_page, client, call_path)
 
 
 @pytest.mark.rules("relay.widget-origin")
-def test_page_of_another_origin_never_reaches_the_client(open_tool, target, fixture_server, relay, client_for, tool, context, call_path):
+def test_page_of_another_origin_never_reaches_the_client(
+    open_tool, target, fixture_server, relay, client_for, tool, context, call_path
+):
     if not target.served:
         pytest.skip("needs the same tool page on a second origin, which only the served reference has")
     tool_page = open_tool(tool)
     tool_page.page.goto(target.page_url(tool).replace(target.origin, fixture_server.other_origin))
     tool_page.switch.click()
     expect(tool_page.switch).to_be_checked()
-    relay.wait_until(lambda: "disallowed host origin" in relay.stderr_tail(400), 15, "the relay to refuse the page", tool_page)
+    relay.wait_until(
+        lambda: "disallowed host origin" in relay.stderr_tail(400), 15, "the relay to refuse the page", tool_page
+    )
     with check("relay.widget-origin"):
         assert not client_for(tool_page).tools(), "a page of an origin outside --widget-origin reached the client"
 
@@ -107,8 +116,10 @@ def test_page_of_another_origin_never_reaches_the_client(open_tool, target, fixt
 @pytest.mark.rules("relay.input-validation")
 def test_relay_validates_enums_before_the_page(listed, client, tool, call_path):
     enum_inputs = [
-        (info, key, schema) for info in listed
-        for key, schema in info.input_schema.get("properties", {}).items() if schema.get("enum")
+        (info, key, schema)
+        for info in listed
+        for key, schema in info.input_schema.get("properties", {}).items()
+        if schema.get("enum")
     ]
     if not enum_inputs:
         pytest.skip(f"no {tool} operation has an enum input")
@@ -117,7 +128,8 @@ def test_relay_validates_enums_before_the_page(listed, client, tool, call_path):
     is_error, text = call.raw()
     with check("relay.input-validation"):
         assert is_error and "Input validation error" in text, (
-            f"the page answered {text[:300]} (isError={is_error}) instead of the relay's Input validation error")
+            f"the page answered {text[:300]} (isError={is_error}) instead of the relay's Input validation error"
+        )
 
 
 @pytest.mark.rules("relay.annotations")

@@ -29,11 +29,13 @@ def test_turning_on_stores_seven_days_under_the_tools_key(clocked, open_tool, to
     stored = tool_page.storage.read()
     with check("storage.shape"):
         assert isinstance(stored, dict) and sorted(stored) == ["enabledUntil", "skipConfirmUntil", "v"], (
-            f"{tool_page.storage.key} holds {stored}")
+            f"{tool_page.storage.key} holds {stored}"
+        )
         assert stored["v"] == 1 and stored["skipConfirmUntil"] is None, f"{tool_page.storage.key} holds {stored}"
     with check("storage.enabled-until"):
         assert stored["enabledUntil"] == T0 + 60_000 + SEVEN_DAYS_MS, (
-            f"enabledUntil is {stored['enabledUntil']}, expected the switch-on time + 7 days ({T0 + 60_000 + SEVEN_DAYS_MS})")
+            f"enabledUntil is {stored['enabledUntil']}, expected the switch-on time + 7 days ({T0 + 60_000 + SEVEN_DAYS_MS})"
+        )
 
 
 @pytest.mark.rules("registration.stored-on", "storage.no-extension")
@@ -48,7 +50,8 @@ def test_stored_on_registers_on_open_without_extending(clocked, open_tool, tool)
     with check("storage.no-extension"):
         stored = tool_page.storage.read()
         assert stored == {"v": 1, "enabledUntil": until, "skipConfirmUntil": None}, (
-            f"{tool_page.storage.key} holds {stored}; opening the page must keep enabledUntil {until}")
+            f"{tool_page.storage.key} holds {stored}; opening the page must keep enabledUntil {until}"
+        )
 
 
 # Each from the page's clock (now, in ms): a warm tab of the page, on real time. One after another
@@ -127,7 +130,8 @@ def test_expired_call_with_bad_input_is_declined(clocked, open_tool, tool):
     with check("call.expiry-before-input"):
         result = call.result()
         assert result["ok"] is False and result["error"]["code"] == "declined", (
-            f"an expired call with input outside the schema answered {result}, not declined")
+            f"an expired call with input outside the schema answered {result}, not declined"
+        )
         expect(tool_page.switch).not_to_be_checked()
 
 
@@ -206,6 +210,9 @@ def test_the_switch_keeps_its_state_under_its_key_alone(tool_page, client, tool)
         snapshots.append(tool_page.page.evaluate(STORAGE_SNAPSHOT))
     with check("storage.only-key"):
         for before, after, what in ((snapshots[0], snapshots[1], "off"), (snapshots[1], snapshots[2], "on")):
-            changed = sorted(key for key in before.keys() | after.keys()
-                             if before.get(key) != after.get(key) and key != f"localStorage {tool_page.storage.key}")
+            changed = sorted(
+                key
+                for key in before.keys() | after.keys()
+                if before.get(key) != after.get(key) and key != f"localStorage {tool_page.storage.key}"
+            )
             assert not changed, f"turning the switch {what}, besides {tool_page.storage.key} the page wrote: {changed}"

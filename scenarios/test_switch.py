@@ -27,8 +27,12 @@ def test_switch_is_in_the_header_and_off_by_default(tool_page):
               const edge = sw.getBoundingClientRect().right;
               const beyond = [...header.querySelectorAll('*')].filter((e) => e.checkVisibility() && e.getBoundingClientRect().left > edge + 1);
               return { gap: header.getBoundingClientRect().right - edge, beyond: beyond.length };
-            }""", SWITCH_LABEL)
-        assert right_end["beyond"] == 0 and right_end["gap"] < 64, f"the switch is not at the header's right end: {right_end}"
+            }""",
+            SWITCH_LABEL,
+        )
+        assert right_end["beyond"] == 0 and right_end["gap"] < 64, (
+            f"the switch is not at the header's right end: {right_end}"
+        )
     with check("switch.default-off"):
         expect(tool_page.switch).not_to_be_checked()
         picture("switch.default-off", header)
@@ -93,13 +97,16 @@ def test_registered_annotations_follow_decision_4(tool_page, client, tool, call_
     for name, hints in expected.items():
         with check("operations.annotations", subject=name):
             assert registered[name] == hints, (
-                f"getTools() reports {name}'s annotations: registered {sorted(registered[name])}, expected {sorted(hints)}")
+                f"getTools() reports {name}'s annotations: registered {sorted(registered[name])}, expected {sorted(hints)}"
+            )
 
 
 @pytest.mark.tool(*tools.WITH_LONG_CALLS)
 @pytest.mark.rules("switch.off-running-continues")
-@pytest.mark.one_driver("the page's rule, whichever way the call arrived; the browser may drop the result of an "
-                        "unregistered tool, so only the log tells")
+@pytest.mark.one_driver(
+    "the page's rule, whichever way the call arrived; the browser may drop the result of an "
+    "unregistered tool, so only the log tells"
+)
 def test_switching_off_leaves_a_running_call_to_finish_into_the_log(tool_page, client, tool, call_path):
     """オフに戻しても、実行が始まっている操作は止めない。結果は、記録の store に足す(オンに戻すと欄に出る)。"""
     marker = "harness-ran-to-the-end"
@@ -118,4 +125,5 @@ def test_switching_off_leaves_a_running_call_to_finish_into_the_log(tool_page, c
         expect(rows).to_have_count(before + 1, timeout=limits.EXPECT_MS + 5_000)
         opened = tool_page.log.open_row(-1)
         assert opened.shows(marker) and not opened.missing({"ok": True}), (
-            f"the running call's row does not hold its finished result: {opened.text[:300]!r}")
+            f"the running call's row does not hold its finished result: {opened.text[:300]!r}"
+        )

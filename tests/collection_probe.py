@@ -23,9 +23,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         skip = item.get_closest_marker("skip")
         tool = item.get_closest_marker("tool")
         params = getattr(getattr(item, "callspec", None), "params", {})
-        runs.append({"nodeid": item.nodeid, "skip": skip.kwargs.get("reason", "") if skip else None,
-                     "tool_marker": list(tool.args) if tool else [],
-                     "params": {k: v if isinstance(v, str) else getattr(v, "name", repr(v)) for k, v in params.items()}})
+        runs.append(
+            {
+                "nodeid": item.nodeid,
+                "skip": skip.kwargs.get("reason", "") if skip else None,
+                "tool_marker": list(tool.args) if tool else [],
+                "params": {k: v if isinstance(v, str) else getattr(v, "name", repr(v)) for k, v in params.items()},
+            }
+        )
     (FOLDER / f"collected-{_worker(session.config)}.json").write_text(json.dumps(runs), encoding="utf-8")
 
 

@@ -67,7 +67,9 @@ def test_harness_chromium_is_launched_as_it_is(system, monkeypatch: pytest.Monke
     assert resolve(CONFIGS["chromium"], NOT_PLAYWRIGHTS).executable_path == full
 
 
-def test_without_playwrights_firefox_a_system_firefox_is_driven_over_webdriver_bidi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_without_playwrights_firefox_a_system_firefox_is_driven_over_webdriver_bidi(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     monkeypatch.setattr(browsers.shutil, "which", lambda name: None)
     monkeypatch.setattr(browsers, "SYSTEM_FIREFOX", (str(tmp_path / "firefox-esr"),))
     with pytest.raises(BrowserMissing, match="playwright install --with-deps firefox"):

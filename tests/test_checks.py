@@ -28,7 +28,10 @@ def test_each_check_is_decided_and_the_first_broken_rule_ends_the_block():
         checks.begin(None)
     assert raised.value.rule == "confirm.title-action"
     assert [(c.rule, c.outcome) for c in seen.checks] == [
-        ("confirm.title-action", "failed"), ("confirm.body", "passed"), ("confirm.checkbox", "failed")]
+        ("confirm.title-action", "failed"),
+        ("confirm.body", "passed"),
+        ("confirm.checkbox", "failed"),
+    ]
 
 
 def test_a_step_that_stops_the_block_after_a_broken_rule_leaves_the_rule_as_the_verdict():
@@ -54,8 +57,14 @@ def test_outside_the_block_a_failing_check_stops_at_once():
 
 
 def test_the_fault_proof_counts_every_rule_a_run_found_broken():
-    row = {"outcome": "failed", "broken": "confirm.title-action",
-           "checks": [{"rule": "confirm.title-action", "outcome": "failed"}, {"rule": "confirm.body", "outcome": "passed"},
-                      {"rule": "confirm.checkbox", "outcome": "failed"}]}
+    row = {
+        "outcome": "failed",
+        "broken": "confirm.title-action",
+        "checks": [
+            {"rule": "confirm.title-action", "outcome": "failed"},
+            {"rule": "confirm.body", "outcome": "passed"},
+            {"rule": "confirm.checkbox", "outcome": "failed"},
+        ],
+    }
     assert broken_rules(row) == {"confirm.title-action", "confirm.checkbox"}
     assert broken_rules({**row, "outcome": "error"}) == set()

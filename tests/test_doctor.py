@@ -11,19 +11,26 @@ from harness.server import FixtureServer, ReferenceConfig
 
 
 def doctor(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness", "doctor", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "harness", "doctor", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 def rows_of(output: str) -> list[list[str]]:
-    return [[cell.strip() for cell in line.split("|")[1:-1]] for line in output.splitlines()
-            if line.startswith("| ") and not line.startswith("| browser")]
+    return [
+        [cell.strip() for cell in line.split("|")[1:-1]]
+        for line in output.splitlines()
+        if line.startswith("| ") and not line.startswith("| browser")
+    ]
 
 
 def test_the_reference_shows_every_page_switch_operation_hook_and_the_relay(noflag_chromium):
     run = doctor("--browser", "chromium-noflag")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    rows = {row[1]: dict(zip(("page", "title", "switch", "operations", "hooks", "relay"), row[2:], strict=True)) for row in rows_of(run.stdout)}
+    rows = {
+        row[1]: dict(zip(("page", "title", "switch", "operations", "hooks", "relay"), row[2:], strict=True))
+        for row in rows_of(run.stdout)
+    }
     assert sorted(rows) == sorted(["node", "sql", "go", "slides", "excalidraw", "drawio"])
     for tool, row in rows.items():
         assert (row["page"], row["title"], row["switch"]) == ("ok", "ok", "found"), (tool, row)
@@ -39,13 +46,17 @@ def test_the_reference_shows_every_page_switch_operation_hook_and_the_relay(nofl
 def test_an_unreachable_target_is_one_line_and_fails():
     run = doctor("--target", "localhost", "--base-url", "http://127.0.0.1:9")
     assert run.returncode == 2
-    assert run.stdout.strip().splitlines() == ["doctor: target localhost is unreachable at http://127.0.0.1:9/node: [Errno 111] Connection refused"]
+    assert run.stdout.strip().splitlines() == [
+        "doctor: target localhost is unreachable at http://127.0.0.1:9/node: [Errno 111] Connection refused"
+    ]
 
 
 def test_a_page_without_the_switch_fails(tmp_path, noflag_chromium):
     with FixtureServer(ReferenceConfig(relay_port=9)) as server:
         profile = tmp_path / "mine.toml"
-        profile.write_text(f'base_url = "{server.origin}"\nrelay_port = 9\n[tools.slides]\npage = "/embed-host/"\n', encoding="utf-8")
+        profile.write_text(
+            f'base_url = "{server.origin}"\nrelay_port = 9\n[tools.slides]\npage = "/embed-host/"\n', encoding="utf-8"
+        )
         run = doctor("--target", str(profile), "--browser", "chromium-noflag")
     assert run.returncode == 1, run.stdout
     assert rows_of(run.stdout)[0][4].startswith("not found"), run.stdout

@@ -10,8 +10,16 @@ from harness.paths import ROOT
 
 def test_a_scenario_runs_on_every_selected_path_with_what_it_needs():
     assert drivers.paths_for(set(), False, list(drivers.CALL_PATHS)) == ["in-page", "relay", "webmcp", "extension"]
-    assert drivers.paths_for({drivers.ANNOTATIONS}, False, list(drivers.CALL_PATHS)) == ["in-page", "webmcp", "extension"]
-    assert drivers.paths_for({drivers.RESULT_TEXT}, False, list(drivers.CALL_PATHS)) == ["in-page", "relay", "extension"]
+    assert drivers.paths_for({drivers.ANNOTATIONS}, False, list(drivers.CALL_PATHS)) == [
+        "in-page",
+        "webmcp",
+        "extension",
+    ]
+    assert drivers.paths_for({drivers.RESULT_TEXT}, False, list(drivers.CALL_PATHS)) == [
+        "in-page",
+        "relay",
+        "extension",
+    ]
     assert drivers.paths_for({drivers.MCP_RELAY}, False, ["in-page", "webmcp"]) == []
 
 
@@ -36,7 +44,11 @@ def test_collection_generates_no_run_a_configuration_cannot_carry(collected):
 
 
 def test_every_capability_a_scenario_asks_for_is_declared():
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "scenarios"],
-                         cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "scenarios"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert "unknown capabilities" not in out.stdout + out.stderr
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]

@@ -14,7 +14,7 @@ import textwrap
 
 from harness.paths import ROOT
 
-TOY = textwrap.dedent('''
+TOY = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     from harness import drivers, schemas, tools
@@ -65,11 +65,13 @@ TOY = textwrap.dedent('''
                  "--browser-config", "chromium", "--call-path", "in-page", "--call-path", "toy-path"], plugins=[collected])
     seen["runs"] = [nodeid for nodeid in collected.ids if "toy" in nodeid]
     print("SEEN " + json.dumps(seen))
-''')
+""")
 
 
 def test_a_toy_tool_and_a_toy_driver_are_picked_up_everywhere(tmp_path):
-    run = subprocess.run([sys.executable, "-c", TOY, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", TOY, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     line = next((line for line in run.stdout.splitlines() if line.startswith("SEEN ")), None)
     assert line, run.stdout[-3000:] + run.stderr[-3000:]
     seen = json.loads(line.removeprefix("SEEN "))
@@ -79,8 +81,10 @@ def test_a_toy_tool_and_a_toy_driver_are_picked_up_everywhere(tmp_path):
     assert seen["table2"] and "verified" in seen["table2"][0], seen["table2"]
     assert seen["faults"] == [["toy-reads-nothing", "toy"]]
     runs = seen["runs"]
-    for scenario in ("test_operations.py::test_every_operation_answers[chromium-toy-in-page]",
-                     "test_operations.py::test_every_operation_answers[chromium-toy-toy-path]",
-                     "test_switch.py::test_turning_on_registers_exactly_the_tools_operations[chromium-toy-in-page]",
-                     "test_log.py::test_collapsed_log_shows_its_title_and_the_last_row[chromium-toy-in-page]"):
+    for scenario in (
+        "test_operations.py::test_every_operation_answers[chromium-toy-in-page]",
+        "test_operations.py::test_every_operation_answers[chromium-toy-toy-path]",
+        "test_switch.py::test_turning_on_registers_exactly_the_tools_operations[chromium-toy-in-page]",
+        "test_log.py::test_collapsed_log_shows_its_title_and_the_last_row[chromium-toy-in-page]",
+    ):
         assert any(nodeid.endswith(scenario) for nodeid in runs), f"no run of {scenario}: {runs[:20]}"

@@ -12,20 +12,32 @@ from harness import publish, report
 from harness.html_report import rerun_command
 
 # A 1×1 PNG: what a failure's screenshot or a check's picture is, as far as a browser can tell.
-PIXEL = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 
 def written(tmp_path):
     passed = {**row(rules=("switch.control",)), "evidence": {"switch.control": "switch.control--chromium.jpg"}}
-    failed = {**row(scenario="scenarios/test_switch.py::test_b", rules=("switch.default-off",), outcome="failed",
-                    checked={"switch.default-off": "failed"}, broken="switch.default-off", message="the switch is on"),
-              "artifacts": "scenarios-test-switch-py-test-b"}
+    failed = {
+        **row(
+            scenario="scenarios/test_switch.py::test_b",
+            rules=("switch.default-off",),
+            outcome="failed",
+            checked={"switch.default-off": "failed"},
+            broken="switch.default-off",
+            message="the switch is on",
+        ),
+        "artifacts": "scenarios-test-switch-py-test-b",
+    }
     (tmp_path / "evidence").mkdir()
     (tmp_path / "evidence" / "switch.control--chromium.jpg").write_bytes(PIXEL)
     artifacts = tmp_path / "artifacts" / failed["artifacts"]
     artifacts.mkdir(parents=True)
     (artifacts / "page-1-failed.png").write_bytes(PIXEL)
-    (artifacts / "attempt1-call-console-and-relay.txt").write_text("--- page console ---\n[error] boom", encoding="utf-8")
+    (artifacts / "attempt1-call-console-and-relay.txt").write_text(
+        "--- page console ---\n[error] boom", encoding="utf-8"
+    )
     rows = [passed, failed]
     (tmp_path / "results.json").write_text(json.dumps(rows), encoding="utf-8")
     publish.write_reports(tmp_path, rows, report.describe_run(STATUSES, args(), ("slides",)), ["ja", "en"])

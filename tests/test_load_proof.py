@@ -50,8 +50,13 @@ def test_every_loaded_run_must_be_clean(monkeypatch, capsys):
 def main_job_row(browser: str, call_path: str, outcome: str, latitudes: list[str] | None = None) -> dict:
     """A row as the test command's main job writes it: every latitude on chromium in-page only."""
     params = {"browser_name": browser, "call_path": call_path}
-    return {"nodeid": f"s::t[{browser}-{call_path}]", "browser": browser, "params": params, "outcome": outcome,
-            "latitudes": selftest.expected_latitudes(params) if latitudes is None else latitudes}
+    return {
+        "nodeid": f"s::t[{browser}-{call_path}]",
+        "browser": browser,
+        "params": params,
+        "outcome": outcome,
+        "latitudes": selftest.expected_latitudes(params) if latitudes is None else latitudes,
+    }
 
 
 def test_an_earlier_main_job_can_be_the_idle_run(tmp_path, monkeypatch, capsys):
@@ -80,7 +85,10 @@ def test_an_idle_run_with_other_latitudes_is_refused(tmp_path, capsys):
     """Its runs would differ from the loaded ones by design (a latitude can leave a rule 未確認),
     not by the load."""
     (tmp_path / "junit.xml").write_text('<testsuite name="pytest" time="1"/>')
-    without = [main_job_row("chromium", "in-page", "passed", latitudes=[]), main_job_row("chromium-noflag", "relay", "passed")]
+    without = [
+        main_job_row("chromium", "in-page", "passed", latitudes=[]),
+        main_job_row("chromium-noflag", "relay", "passed"),
+    ]
     (tmp_path / "results.json").write_text(json.dumps(without))
     assert selftest.under_load(argparse.Namespace(workers="1", runs=1, idle=str(tmp_path))) == 2
     assert "s::t[chromium-in-page] ran with latitudes none, the load proof's with" in capsys.readouterr().out

@@ -14,9 +14,16 @@ SCENARIO = "scenarios/test_confirmation.py::test_confirmations_come_one_at_a_tim
 
 def row(outcome: str, broken: str | None = None, scenario: str = SCENARIO, fault: str | None = "queue-lifo") -> dict:
     params = {"browser_name": "chromium", "op": "slides_write", "call_path": "in-page"}
-    return {"scenario": scenario, "nodeid": f"{scenario}[x]", "params": {**params, "reference_fault": fault},
-            "outcome": outcome, "broken": broken, "message": "m", "fault": fault,
-            "checks": [{"rule": broken, "outcome": "failed"}] if broken else []}
+    return {
+        "scenario": scenario,
+        "nodeid": f"{scenario}[x]",
+        "params": {**params, "reference_fault": fault},
+        "outcome": outcome,
+        "broken": broken,
+        "message": "m",
+        "fault": fault,
+        "checks": [{"rule": broken, "outcome": "failed"}] if broken else [],
+    }
 
 
 def clean_of(*rows: dict) -> dict:
@@ -33,7 +40,10 @@ def test_caught_only_by_a_failing_check_of_its_own_rule():
 def test_not_observable_where_its_scenarios_skip_with_or_without_the_fault():
     assert judge(FAULT, "chromium", [row("skipped")], clean_of(row("passed", fault=None))).status == "not-observable"
     # 未確認 even without the fault (a latitude hides what the check needs): nothing to prove there.
-    assert judge(FAULT, "chromium", [row("failed", "confirm.queue")], clean_of(row("skipped", fault=None))).status == "not-observable"
+    assert (
+        judge(FAULT, "chromium", [row("failed", "confirm.queue")], clean_of(row("skipped", fault=None))).status
+        == "not-observable"
+    )
 
 
 def test_a_fault_that_breaks_the_sentinel_is_too_broad():
@@ -80,24 +90,32 @@ def test_the_sentinel_runs_only_for_the_faults_a_leg_names(collected):
     sentinels = [item for item in once if item.startswith(SENTINEL)]
     assert sentinels and all("log-at-top" in item for item in sentinels)
     assert [i for i in everywhere if not i.startswith(SENTINEL)] == [i for i in once if not i.startswith(SENTINEL)]
-    assert not [i for i in proof_items("--prove-faults", ",".join(proven), "--prove-sentinels", "") if i.startswith(SENTINEL)]
+    assert not [
+        i for i in proof_items("--prove-faults", ",".join(proven), "--prove-sentinels", "") if i.startswith(SENTINEL)
+    ]
 
 
 def test_the_rest_leg_takes_only_the_faults_no_earlier_leg_observed():
     other = Fault("log-at-top", "page.log-at-bottom", "puts the log at the top", "slides")
     relay_only = Fault("title-set-late", "relay.two-tabs", "sets the title late", "slides", path="relay")
-    verdicts = [faults.Verdict(FAULT, "chromium", "caught", ""), faults.Verdict(other, "chromium", "not-observable", "")]
+    verdicts = [
+        faults.Verdict(FAULT, "chromium", "caught", ""),
+        faults.Verdict(other, "chromium", "not-observable", ""),
+    ]
     assert faults.unobserved([FAULT, other, relay_only], verdicts) == [other, relay_only]
     missed = [faults.Verdict(FAULT, "chromium", "missed", "")]
     assert faults.unobserved([FAULT], missed) == []  # a miss is a verdict: the proof fails, not the rest leg's job
 
 
-@pytest.mark.parametrize("params, applies", [
-    ({"browser_name": "chromium", "call_path": "in-page"}, True),
-    ({"browser_name": "chromium"}, True),  # a scenario without a call path, on that browser
-    ({"browser_name": "chromium", "call_path": "relay"}, False),
-    ({"browser_name": "chromium-noflag", "call_path": "in-page"}, False),
-])
+@pytest.mark.parametrize(
+    "params, applies",
+    [
+        ({"browser_name": "chromium", "call_path": "in-page"}, True),
+        ({"browser_name": "chromium"}, True),  # a scenario without a call path, on that browser
+        ({"browser_name": "chromium", "call_path": "relay"}, False),
+        ({"browser_name": "chromium-noflag", "call_path": "in-page"}, False),
+    ],
+)
 def test_the_test_commands_main_job_has_the_latitudes_only_on_chromium_in_page(params, applies):
     assert latitudes_apply("chromium:in-page", params) is applies
     assert latitudes_apply(None, params) is True

@@ -32,15 +32,37 @@ def probe(tmp_path, served, tools: tuple[str, ...], *args: str) -> tuple[list[di
     profile = tmp_path / "mine.toml"
     profile.write_text(reference_as_real(served.origin, 9333, tools), encoding="utf-8")
     env = {**os.environ, "HARNESS_PROBE": str(tmp_path), "PYTHONPATH": str(ROOT / "tests")}
-    run = subprocess.run([sys.executable, "-m", "pytest", "scenarios", "-p", "collection_probe", "-p", "no:cacheprovider",
-                          "--target", str(profile), "--browser-config", "chromium", "--browser-config", "chromium-noflag", *args],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "scenarios",
+            "-p",
+            "collection_probe",
+            "-p",
+            "no:cacheprovider",
+            "--target",
+            str(profile),
+            "--browser-config",
+            "chromium",
+            "--browser-config",
+            "chromium-noflag",
+            *args,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     collected = json.loads(next(tmp_path.glob("collected-*.json")).read_text(encoding="utf-8"))
-    given = {path.stem.removeprefix("given-"): path.read_text(encoding="utf-8").split()
-             for path in tmp_path.glob("given-*.txt")}
+    given = {
+        path.stem.removeprefix("given-"): path.read_text(encoding="utf-8").split()
+        for path in tmp_path.glob("given-*.txt")
+    }
     return collected, given
-
 
 
 def test_every_run_that_uses_the_relay_goes_to_one_worker_and_the_rest_to_both(tmp_path, served):
@@ -72,5 +94,7 @@ def test_a_tool_the_target_lacks_gives_no_run_that_could_error(tmp_path, served)
         tools |= set(run["tool_marker"]) if not tools else set()
         assert tools <= {"sql"}, f"{run['nodeid']} runs for {tools} on a target with sql only"
     skipped = {run["nodeid"].split("[")[0]: run["skip"] for run in collected if run["skip"]}
-    assert skipped["scenarios/node/test_node_page.py::test_the_log_is_a_tab_beside_the_terminal_console_and_http"] \
+    assert (
+        skipped["scenarios/node/test_node_page.py::test_the_log_is_a_tab_beside_the_terminal_console_and_http"]
         == "target reference-as-real has no node operations"
+    )

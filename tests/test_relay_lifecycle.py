@@ -64,7 +64,9 @@ def test_relay_that_does_not_start_gives_its_stderr(tmp_path):
     broken = tmp_path / "cli.js"
     broken.write_text("console.error('relay: cannot bind'); process.exit(3);\n")
     with pytest.raises(RelayError, match="did not start") as failure:
-        Relay(port=free_port(), widget_origin="http://localhost:1", home=tmp_path, start_timeout=15, cli=broken).__enter__()
+        Relay(
+            port=free_port(), widget_origin="http://localhost:1", home=tmp_path, start_timeout=15, cli=broken
+        ).__enter__()
     assert "relay: cannot bind" in str(failure.value)
 
 
@@ -90,10 +92,25 @@ def ctrl_c_once(run: subprocess.Popen, relay_started, timeout: float) -> None:
 def test_ctrl_c_during_a_relay_scenario_leaves_no_relay(tmp_path):
     before = set(relay_processes())
     run = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--call-path", "relay",
-         "scenarios/test_switch.py", "-k", "registers_exactly and slides"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--call-path",
+            "relay",
+            "scenarios/test_switch.py",
+            "-k",
+            "registers_exactly and slides",
+        ],
         # A file, not a pipe nobody reads: an interrupted run's report must never block on a full pipe.
-        cwd=ROOT, stdout=(tmp_path / "run.log").open("w"), stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        cwd=ROOT,
+        stdout=(tmp_path / "run.log").open("w"),
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
     )
     ctrl_c_once(run, lambda: set(relay_processes()) - before, 60)
     deadline = time.monotonic() + 10
@@ -105,10 +122,14 @@ def test_ctrl_c_during_a_relay_scenario_leaves_no_relay(tmp_path):
 def test_relay_dies_with_a_harness_that_is_killed(tmp_path):
     # A CI timeout kills the harness with SIGKILL: nothing of ours gets to end the relay.
     before = set(relay_processes())
-    script = (f"from pathlib import Path; from harness.relay import Relay\n"
-              f"with Relay(port={free_port()}, widget_origin='http://localhost:1', home=Path({str(tmp_path)!r})):\n"
-              f"    print('started', flush=True); input()\n")
-    run = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    script = (
+        f"from pathlib import Path; from harness.relay import Relay\n"
+        f"with Relay(port={free_port()}, widget_origin='http://localhost:1', home=Path({str(tmp_path)!r})):\n"
+        f"    print('started', flush=True); input()\n"
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert run.stdout.readline().strip() == "started"
         assert set(relay_processes()) - before, "no relay process while the harness runs"
@@ -120,7 +141,9 @@ def test_relay_dies_with_a_harness_that_is_killed(tmp_path):
     deadline = time.monotonic() + 10
     while set(relay_processes()) - before and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not set(relay_processes()) - before, f"relay processes outlived the killed harness: {set(relay_processes()) - before}"
+    assert not set(relay_processes()) - before, (
+        f"relay processes outlived the killed harness: {set(relay_processes()) - before}"
+    )
 
 
 def session_processes(sid: int) -> list[str]:
@@ -154,9 +177,26 @@ def test_ctrl_c_during_verify_leaves_nothing_running(tmp_path):
     # A command of its own (not one nested in a selftest), with the machine's /tmp where we can see it.
     env = {k: v for k, v in os.environ.items() if k != TEMPORARY_FOLDER}
     run = subprocess.Popen(
-        [sys.executable, "-m", "harness", "verify", "--out", str(tmp_path / "out"), "--browser", "chromium", "--call-path", "relay",
-         "--", "-k", "test_turning_on_registers_exactly and slides"],
-        cwd=ROOT, stdout=(tmp_path / "run.log").open("w"), stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "verify",
+            "--out",
+            str(tmp_path / "out"),
+            "--browser",
+            "chromium",
+            "--call-path",
+            "relay",
+            "--",
+            "-k",
+            "test_turning_on_registers_exactly and slides",
+        ],
+        cwd=ROOT,
+        stdout=(tmp_path / "run.log").open("w"),
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
         env={**env, "HARNESS_RUN_ID": run_id, "TMPDIR": str(machine_tmp)},
     )
     ctrl_c_once(run, lambda: relays_of_run(run_id), 120)

@@ -55,4 +55,6 @@ def test_a_second_tab_is_told_as_the_harnesss_or_not(relayed_reference):
     GIVEN_TAB_IDS.discard(foreign.relay_tab_id)  # as if another client of this relay had opened it
     foreign.goto(foreign.url)
     relay.client_for(foreign).wait_for_tools(contract.names_of("slides"))
-    assert client.others_publishing(contract.names_of("slides")) == [f"tab {foreign.relay_tab_id} 「{foreign.page.title()}」"]
+    assert client.others_publishing(contract.names_of("slides")) == [
+        f"tab {foreign.relay_tab_id} 「{foreign.page.title()}」"
+    ]

@@ -12,29 +12,64 @@ from harness import checks, publish, report
 from harness.results import fold
 from harness.verify import ConfigStatus
 
-STATUSES = [ConfigStatus("chromium", True, "Chromium 156 (system)"),
-            ConfigStatus("chromium-noflag", True, "Chromium 156 (system)"),
-            ConfigStatus("firefox", False, "firefox is not installed; install it with `python -m playwright install --with-deps firefox`")]
+STATUSES = [
+    ConfigStatus("chromium", True, "Chromium 156 (system)"),
+    ConfigStatus("chromium-noflag", True, "Chromium 156 (system)"),
+    ConfigStatus(
+        "firefox", False, "firefox is not installed; install it with `python -m playwright install --with-deps firefox`"
+    ),
+]
 
 
 def args(**overrides):
     return argparse.Namespace(**{"target": "reference", "call_path": None, **overrides})
 
 
-def row(scenario="scenarios/test_switch.py::test_a", browser="chromium", path="in-page", tool="slides", rules=("switch.control",),
-        outcome="passed", checked=None, broken=None, message="", findings=None, op=None):
+def row(
+    scenario="scenarios/test_switch.py::test_a",
+    browser="chromium",
+    path="in-page",
+    tool="slides",
+    rules=("switch.control",),
+    outcome="passed",
+    checked=None,
+    broken=None,
+    message="",
+    findings=None,
+    op=None,
+):
     """A result row as results.json holds it; `checked` maps rule -> check outcome."""
     params = {"browser_name": browser, "tool": tool, "call_path": path, "op": op}
     params = {k: v for k, v in params.items() if v is not None}
     if checked is None:
         checked = {rule: "passed" for rule in rules} if outcome in ("passed", "stale") else {}
     return {
-        "nodeid": f"{scenario}[{'-'.join(str(v) for v in params.values())}]", "scenario": scenario,
-        "browser": browser, "call_path": path, "tool": tool, "op": op, "fault": None, "params": params,
-        "rules": list(rules), "outcome": outcome, "broken": broken, "subject": None, "message": message,
-        "checks": [{"rule": r, "subject": None, "outcome": o, "message": "m" if o == "failed" else "",
-                    "reason": "why" if o in ("expected", "stale") else ""} for r, o in checked.items()],
-        "findings": findings or {}, "duration": 1.0, "artifacts": "a",
+        "nodeid": f"{scenario}[{'-'.join(str(v) for v in params.values())}]",
+        "scenario": scenario,
+        "browser": browser,
+        "call_path": path,
+        "tool": tool,
+        "op": op,
+        "fault": None,
+        "params": params,
+        "rules": list(rules),
+        "outcome": outcome,
+        "broken": broken,
+        "subject": None,
+        "message": message,
+        "checks": [
+            {
+                "rule": r,
+                "subject": None,
+                "outcome": o,
+                "message": "m" if o == "failed" else "",
+                "reason": "why" if o in ("expected", "stale") else "",
+            }
+            for r, o in checked.items()
+        ],
+        "findings": findings or {},
+        "duration": 1.0,
+        "artifacts": "a",
     }
 
 
@@ -56,8 +91,16 @@ def header(text: str) -> list[str]:
     return [cell.strip() for cell in line.split("|")[1:-1]][2:]
 
 
-ENVS = ["chromium · in-page", "chromium · relay", "chromium · webmcp", "chromium · extension",
-        "chromium-noflag · in-page", "chromium-noflag · relay", "firefox · in-page", "firefox · relay"]
+ENVS = [
+    "chromium · in-page",
+    "chromium · relay",
+    "chromium · webmcp",
+    "chromium · extension",
+    "chromium-noflag · in-page",
+    "chromium-noflag · relay",
+    "firefox · in-page",
+    "firefox · relay",
+]
 
 
 def test_environments_are_every_browser_by_every_call_path_it_supports():
@@ -77,8 +120,11 @@ def test_a_rule_is_verified_only_where_a_check_of_it_passed():
 
 
 def test_all_skipped_says_so_and_verifies_nothing():
-    rows = [row(outcome="skipped", message="not here", browser=b, path=p)
-            for b in ("chromium", "chromium-noflag") for p in ("in-page", "relay")]
+    rows = [
+        row(outcome="skipped", message="not here", browser=b, path=p)
+        for b in ("chromium", "chromium-noflag")
+        for p in ("in-page", "relay")
+    ]
     text = rendered(rows)
     assert "確認済み" not in "".join(rule_line(text, "switch.control"))
     assert "全ての行がスキップされた" in text
@@ -95,7 +141,9 @@ def test_harness_error_is_unverified_never_broken():
 
 
 def test_failed_check_is_broken_and_listed():
-    text = rendered([row(outcome="failed", broken="switch.control", checked={"switch.control": "failed"}, message="no switch")])
+    text = rendered(
+        [row(outcome="failed", broken="switch.control", checked={"switch.control": "failed"}, message="no switch")]
+    )
     assert rule_line(text, "switch.control")[0] == "不合格"
     assert "no switch" in text.split("### 守られていない規則")[1]
 
@@ -105,15 +153,21 @@ def test_failure_of_one_rule_leaves_the_other_unverified_unless_its_check_passed
     stopped = row(rules=rules, outcome="failed", broken="switch.control", checked={"switch.control": "failed"})
     text = rendered([stopped])
     assert rule_line(text, "switch.default-off")[0].startswith("未確認 [")
-    after = row(rules=rules, outcome="failed", broken="switch.default-off",
-                checked={"switch.control": "passed", "switch.default-off": "failed"})
+    after = row(
+        rules=rules,
+        outcome="failed",
+        broken="switch.default-off",
+        checked={"switch.control": "passed", "switch.default-off": "failed"},
+    )
     text = rendered([after])
     assert rule_line(text, "switch.control")[0] == "確認済み"
     assert rule_line(text, "switch.default-off")[0] == "不合格"
 
 
 def test_mixed_pass_and_fail_in_one_environment_is_broken():
-    text = rendered([row(), row(tool="drawio", outcome="failed", broken="switch.control", checked={"switch.control": "failed"})])
+    text = rendered(
+        [row(), row(tool="drawio", outcome="failed", broken="switch.control", checked={"switch.control": "failed"})]
+    )
     assert rule_line(text, "switch.control")[0] == "不合格"
 
 
@@ -125,8 +179,16 @@ def test_passing_row_without_a_check_of_its_rule_verifies_nothing():
 
 def test_rule_checked_only_on_the_other_path_is_not_applicable_where_its_rows_did_not_check_it():
     rules = ("switch.off-unregisters", "relay.tools-follow-page")
-    text = rendered([row(rules=rules, checked={"switch.off-unregisters": "passed"}),
-                     row(path="relay", rules=rules, checked={"relay.tools-follow-page": "passed", "switch.off-unregisters": "passed"})])
+    text = rendered(
+        [
+            row(rules=rules, checked={"switch.off-unregisters": "passed"}),
+            row(
+                path="relay",
+                rules=rules,
+                checked={"relay.tools-follow-page": "passed", "switch.off-unregisters": "passed"},
+            ),
+        ]
+    )
     assert rule_line(text, "relay.tools-follow-page")[:2] == ["—", "確認済み"]
 
 
@@ -165,11 +227,23 @@ CALLS = "scenarios/test_operations.py::test_every_operation_answers"
 
 def calls(tool, browser="chromium", path="in-page", outcome="passed", ops=None):
     from harness import contract
+
     ops = ops or {op.name: "ok" for op in contract.operations_of(tool)}
-    return {**row(CALLS, browser, path, tool, ("relay.calls",), outcome,
-                  findings={checks.OPERATIONS_CALLED: ops}, broken="relay.calls" if outcome == "failed" else None,
-                  checked={"relay.calls": "failed" if outcome == "failed" else "passed"}, message="boom" if outcome == "failed" else ""),
-            "calls_row": True}
+    return {
+        **row(
+            CALLS,
+            browser,
+            path,
+            tool,
+            ("relay.calls",),
+            outcome,
+            findings={checks.OPERATIONS_CALLED: ops},
+            broken="relay.calls" if outcome == "failed" else None,
+            checked={"relay.calls": "failed" if outcome == "failed" else "passed"},
+            message="boom" if outcome == "failed" else "",
+        ),
+        "calls_row": True,
+    }
 
 
 def test_call_path_row_counts_operations_that_answered_ok():
@@ -195,35 +269,62 @@ def test_call_path_row_with_a_failure_says_broken_not_all():
 
 
 def test_contacted_hosts_only_for_pages_that_ran_the_network_scenario():
-    text = rendered([row(findings={checks.CONTACTED: ["http://localhost:1", "ws://127.0.0.1:2"]}),
-                     row(tool=None, op="slides_write")])
+    text = rendered(
+        [
+            row(findings={checks.CONTACTED: ["http://localhost:1", "ws://127.0.0.1:2"]}),
+            row(tool=None, op="slides_write"),
+        ]
+    )
     assert "slides のページが通信した先は" in text
     assert "go のページ" not in text and "None" not in text
 
 
 def test_results_fold_phases_setup_error_then_teardown():
-    base = {"nodeid": "scenarios/test_x.py::test_y[chromium-slides-in-page]", "rules": ["switch.control"],
-            "params": {"browser_name": "chromium", "tool": "slides", "call_path": "in-page"}, "checks": [], "findings": {}}
-    folded = fold([{**base, "phase": "setup", "kind": "error", "message": "setup: boom"},
-                   {**base, "phase": "teardown", "kind": "passed", "message": ""}])
+    base = {
+        "nodeid": "scenarios/test_x.py::test_y[chromium-slides-in-page]",
+        "rules": ["switch.control"],
+        "params": {"browser_name": "chromium", "tool": "slides", "call_path": "in-page"},
+        "checks": [],
+        "findings": {},
+    }
+    folded = fold(
+        [
+            {**base, "phase": "setup", "kind": "error", "message": "setup: boom"},
+            {**base, "phase": "teardown", "kind": "passed", "message": ""},
+        ]
+    )
     assert folded["outcome"] == "error" and folded["message"] == "setup: boom"
-    folded = fold([{**base, "phase": "setup", "kind": "passed", "message": ""},
-                   {**base, "phase": "call", "kind": "failed", "rule": "switch.control", "message": "E"},
-                   {**base, "phase": "teardown", "kind": "error", "message": "teardown: gone"}])
-    assert folded["outcome"] == "failed" and folded["broken"] == "switch.control" and "teardown: gone" in folded["message"]
-    folded = fold([{**base, "phase": "setup", "kind": "passed", "message": ""},
-                   {**base, "phase": "call", "kind": "passed", "message": ""},
-                   {**base, "phase": "teardown", "kind": "error", "message": "teardown: gone"}])
+    folded = fold(
+        [
+            {**base, "phase": "setup", "kind": "passed", "message": ""},
+            {**base, "phase": "call", "kind": "failed", "rule": "switch.control", "message": "E"},
+            {**base, "phase": "teardown", "kind": "error", "message": "teardown: gone"},
+        ]
+    )
+    assert (
+        folded["outcome"] == "failed" and folded["broken"] == "switch.control" and "teardown: gone" in folded["message"]
+    )
+    folded = fold(
+        [
+            {**base, "phase": "setup", "kind": "passed", "message": ""},
+            {**base, "phase": "call", "kind": "passed", "message": ""},
+            {**base, "phase": "teardown", "kind": "error", "message": "teardown: gone"},
+        ]
+    )
     assert folded["outcome"] == "error"
 
 
-@pytest.mark.parametrize("rows", [
-    [row()],
-    [row(outcome="skipped", message="x")],
-    [row(outcome="failed", broken="switch.control", checked={"switch.control": "failed"})],
-    [row(outcome="error", message="setup: x"), row(path="relay")],
-    [row(rules=("operations.annotations",), checked={"operations.annotations": "expected"})],
-], ids=["passed", "skipped", "failed", "error", "known"])
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [row()],
+        [row(outcome="skipped", message="x")],
+        [row(outcome="failed", broken="switch.control", checked={"switch.control": "failed"})],
+        [row(outcome="error", message="setup: x"), row(path="relay")],
+        [row(rules=("operations.annotations",), checked={"operations.annotations": "expected"})],
+    ],
+    ids=["passed", "skipped", "failed", "error", "known"],
+)
 def test_check_report_accepts_what_render_wrote(tmp_path, rows):
     write(tmp_path, rows)
     assert report.check_report(tmp_path) == []
@@ -258,8 +359,16 @@ def test_check_report_finds_missing_files_and_malformed_tables(tmp_path):
 
 def test_merge_of_runs_on_different_browser_sets_is_one_run_over_both(tmp_path):
     flagged = [row(), row(path="relay", rules=("relay.names",))]
-    noflag = [row(browser="chromium-noflag"), row(browser="chromium-noflag", outcome="failed", broken="switch.control",
-                                                   tool="drawio", checked={"switch.control": "failed"})]
+    noflag = [
+        row(browser="chromium-noflag"),
+        row(
+            browser="chromium-noflag",
+            outcome="failed",
+            broken="switch.control",
+            tool="drawio",
+            checked={"switch.control": "failed"},
+        ),
+    ]
     missing = STATUSES[2]
     first = [STATUSES[0], ConfigStatus("chromium-noflag", False, "not asked for"), missing]
     second = [ConfigStatus("chromium", False, "not asked for"), STATUSES[1], missing]
@@ -289,8 +398,12 @@ def test_merge_refuses_a_folder_that_is_not_a_run(tmp_path):
 
 
 def test_merge_of_the_shards_of_one_run_is_that_run(tmp_path):
-    rows = [row(), row(path="relay", rules=("relay.names",)), row(tool="drawio"),
-            row(tool="excalidraw", outcome="failed", broken="switch.control", checked={"switch.control": "failed"})]
+    rows = [
+        row(),
+        row(path="relay", rules=("relay.names",)),
+        row(tool="drawio"),
+        row(tool="excalidraw", outcome="failed", broken="switch.control", checked={"switch.control": "failed"}),
+    ]
     write(tmp_path / "one", rows[0::2])
     write(tmp_path / "two", rows[1::2])
     publish.merge([tmp_path / "one", tmp_path / "two"], tmp_path / "merged", ["ja"])

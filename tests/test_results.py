@@ -37,8 +37,9 @@ def test_setup_error(broken_fixture):
 
 def test_rows_say_broken_error_and_flaky(pytester, tmp_path):
     pytester.makepyfile(test_s=SCENARIOS.format(marker=str(tmp_path / "attempted")))
-    pytester.runpytest_subprocess("-p", "harness.pytest_plugin", "-p", "no:cacheprovider",
-                                           f"--results-json={tmp_path / 'r.json'}", "test_s.py")
+    pytester.runpytest_subprocess(
+        "-p", "harness.pytest_plugin", "-p", "no:cacheprovider", f"--results-json={tmp_path / 'r.json'}", "test_s.py"
+    )
     rows = {r["nodeid"].split("::")[1]: r for r in json.loads((tmp_path / "r.json").read_text())}
     assert rows["test_broken"]["outcome"] == "failed" and rows["test_broken"]["broken"] == "switch.control"
     assert rows["test_precondition_fails"]["outcome"] == "error"

@@ -9,16 +9,31 @@ from harness.sessions import scenarios_command
 def test_all_scenarios_or_only_the_named_ones():
     every = scenarios_command(workers=2, rows=Path("rows.json"), artifacts=Path("a"))
     assert "scenarios" in every
-    named = scenarios_command(workers=2, rows=Path("rows.json"), artifacts=Path("a"), nodeids=["scenarios/test_log.py::x"])
+    named = scenarios_command(
+        workers=2, rows=Path("rows.json"), artifacts=Path("a"), nodeids=["scenarios/test_log.py::x"]
+    )
     assert "scenarios" not in named and "scenarios/test_log.py::x" in named
 
 
 def test_each_value_gets_its_own_option():
-    command = scenarios_command(workers=1, rows=Path("r.json"), artifacts=Path("a"), browsers=["chromium", "chromium-noflag"],
-                                call_paths=["in-page"], latitudes=["late-ui", "dialog-div"], faults=["log-kept-over-reload"])
+    command = scenarios_command(
+        workers=1,
+        rows=Path("r.json"),
+        artifacts=Path("a"),
+        browsers=["chromium", "chromium-noflag"],
+        call_paths=["in-page"],
+        latitudes=["late-ui", "dialog-div"],
+        faults=["log-kept-over-reload"],
+    )
     pairs = list(pairwise(command))
-    for pair in [("--browser-config", "chromium"), ("--browser-config", "chromium-noflag"), ("--call-path", "in-page"),
-                 ("--latitude", "late-ui"), ("--latitude", "dialog-div"), ("--fault", "log-kept-over-reload")]:
+    for pair in [
+        ("--browser-config", "chromium"),
+        ("--browser-config", "chromium-noflag"),
+        ("--call-path", "in-page"),
+        ("--latitude", "late-ui"),
+        ("--latitude", "dialog-div"),
+        ("--fault", "log-kept-over-reload"),
+    ]:
         assert pair in pairs
     assert "--results-json=r.json" in command and "--trace-failures" in command
 

@@ -34,6 +34,11 @@ def test_pytest_runs_only_its_shard(collected):
 
 
 def test_verify_refuses_a_malformed_shard_before_running(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "harness", "verify", "--out", str(tmp_path), "--shard", "3/2"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "harness", "verify", "--out", str(tmp_path), "--shard", "3/2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2 and "--shard 3/2" in run.stderr

@@ -22,13 +22,16 @@ def test_the_copies_are_the_users_spec(name):
     if not user.is_file():
         pytest.skip(f"no user's spec beside this checkout ({spec_index.USER_SPEC_DIR}): the copies in spec/ stand")
     assert (spec_index.SPEC_DIR / name).read_bytes() == user.read_bytes(), (
-        f"{user} changed: copy it into spec/, then update harness/spec_index.toml as the tests below say")
+        f"{user} changed: copy it into spec/, then update harness/spec_index.toml as the tests below say"
+    )
 
 
 def test_every_unit_of_the_spec_is_in_the_index(spec, index):
     missing = [spec_index.toml_entry(unit) for unit_id, unit in spec.items() if unit_id not in index]
-    assert not missing, (f"{len(missing)} units of the spec are not in {spec_index.INDEX.name}; add each with "
-                         "rules = [...] or unchecked = \"<reason>\":\n\n" + "\n\n".join(missing))
+    assert not missing, (
+        f"{len(missing)} units of the spec are not in {spec_index.INDEX.name}; add each with "
+        'rules = [...] or unchecked = "<reason>":\n\n' + "\n\n".join(missing)
+    )
 
 
 def test_no_entry_is_stale(spec, index):
@@ -37,8 +40,11 @@ def test_no_entry_is_stale(spec, index):
 
 
 def test_entry_text_is_the_units_text(spec, index):
-    differing = [f"[{unit_id}]\n  index: {entry.text}\n  spec:  {spec[unit_id].text}"
-                 for unit_id, entry in index.items() if unit_id in spec and entry.text != spec[unit_id].text]
+    differing = [
+        f"[{unit_id}]\n  index: {entry.text}\n  spec:  {spec[unit_id].text}"
+        for unit_id, entry in index.items()
+        if unit_id in spec and entry.text != spec[unit_id].text
+    ]
     assert not differing, "\n".join(differing)
 
 
@@ -112,13 +118,15 @@ def test_cutter_on_a_made_up_text():
 
 
 def test_an_edited_sentence_gets_a_new_id():
-    before, = spec_index.units("adr", "本文である。")
-    after, = spec_index.units("adr", "本文ではない。")
+    (before,) = spec_index.units("adr", "本文である。")
+    (after,) = spec_index.units("adr", "本文ではない。")
     assert before.id.startswith("adr-") and before.id != after.id
 
 
 def test_coverage_counts_units_rules_and_reasons():
-    spec = spec_index.units("dd", "スイッチ\n\nデフォルトはオフである。理由がある。まだ無い。索引に無い。\n\n記録\n\n残る。\n")
+    spec = spec_index.units(
+        "dd", "スイッチ\n\nデフォルトはオフである。理由がある。まだ無い。索引に無い。\n\n記録\n\n残る。\n"
+    )
     index = {
         spec[0].id: spec_index.Entry(spec[0].text, rules=("switch.default-off", "switch.control")),
         spec[1].id: spec_index.Entry(spec[1].text, unchecked="overview"),

@@ -20,28 +20,50 @@ def test_base_url_overrides_the_profile():
     assert target.widget_origin == "http://127.0.0.1:4321"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("name = [", "not valid TOML"),
-    ('name = "x"\nbase_url = "http://x"\n', "needs a [tools.<tool>]"),
-    ('base_url = "http://x"\n[tools.paint]\npage = "/p"\n', "unknown tool 'paint'"),
-    ('base_url = "http://x"\n[tools.slides]\npath = "/p"\n', "needs page"),
-    ('base_url = "http://x"\n[tools.slides]\npage = "/p"\ntitle = "t"\n', "title gave way to document"),
-    ('base_url = "http://x"\n[tools.slides]\npage = "/p"\ndocument = "deck"\n', "document must be { id"),
-    ('base_url = "http://x"\n[tools.slides]\npage = "/p"\ndocument = { name = "n" }\n', "document must be { id"),
-    ('base_url = "http://x"\n[tools.slides]\npage = "/p"\ndocument = { id = "", name = "n" }\n', "non-empty strings"),
-    ('base_url = "http://x"\n[tools.slides]\npage = "/p"\ndocument = { id = "i", name = "n", title = "t" }\n',
-     "document must be { id"),
-    ('base_url = "http://x"\n[tools.node]\npage = "/n"\ndocument = { id = 3, name = "n" }\n', "document must be { name"),
-    ('base_url = "http://x"\n[tools.slides]\npage = "/p"\nother_document = { id = "i", name = "n" }\n',
-     "other_document without other_page"),
-    ('base_url = "http://x"\n[tools.slides]\npage = "/p"\nhold_loading = "xhr"\n', "hold_loading must be"),
-    ('base_url = "http://x"\n[tools.slides]\npage = "/p"\nhold_loading = 1\n', "hold_loading must be"),
-    ('base_url = "http://x"\n[tools.slides]\npage = "/p"\nhold_loading = ["fetch", "idb"]\n', "hold_loading must be"),
-    ('base_url = "http://x"\n[tools.drawio]\npage = "/p"\nview = ""\n', "view must be a Playwright selector"),
-    ('base_url = "http://x"\n[tools.excalidraw]\npage = "/p"\nview = ["canvas"]\n', "view must be a Playwright selector"),
-    ('base_url = "http://x"\n[tools.excalidraw]\npage = "/p"\ntheme_picker = "select"\n', "unknown keys ['theme_picker']"),
-    ('base_url = "http://x"\n[tools.node]\npage = "/n"\nview = "main"\n', "unknown keys ['view']"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("name = [", "not valid TOML"),
+        ('name = "x"\nbase_url = "http://x"\n', "needs a [tools.<tool>]"),
+        ('base_url = "http://x"\n[tools.paint]\npage = "/p"\n', "unknown tool 'paint'"),
+        ('base_url = "http://x"\n[tools.slides]\npath = "/p"\n', "needs page"),
+        ('base_url = "http://x"\n[tools.slides]\npage = "/p"\ntitle = "t"\n', "title gave way to document"),
+        ('base_url = "http://x"\n[tools.slides]\npage = "/p"\ndocument = "deck"\n', "document must be { id"),
+        ('base_url = "http://x"\n[tools.slides]\npage = "/p"\ndocument = { name = "n" }\n', "document must be { id"),
+        (
+            'base_url = "http://x"\n[tools.slides]\npage = "/p"\ndocument = { id = "", name = "n" }\n',
+            "non-empty strings",
+        ),
+        (
+            'base_url = "http://x"\n[tools.slides]\npage = "/p"\ndocument = { id = "i", name = "n", title = "t" }\n',
+            "document must be { id",
+        ),
+        (
+            'base_url = "http://x"\n[tools.node]\npage = "/n"\ndocument = { id = 3, name = "n" }\n',
+            "document must be { name",
+        ),
+        (
+            'base_url = "http://x"\n[tools.slides]\npage = "/p"\nother_document = { id = "i", name = "n" }\n',
+            "other_document without other_page",
+        ),
+        ('base_url = "http://x"\n[tools.slides]\npage = "/p"\nhold_loading = "xhr"\n', "hold_loading must be"),
+        ('base_url = "http://x"\n[tools.slides]\npage = "/p"\nhold_loading = 1\n', "hold_loading must be"),
+        (
+            'base_url = "http://x"\n[tools.slides]\npage = "/p"\nhold_loading = ["fetch", "idb"]\n',
+            "hold_loading must be",
+        ),
+        ('base_url = "http://x"\n[tools.drawio]\npage = "/p"\nview = ""\n', "view must be a Playwright selector"),
+        (
+            'base_url = "http://x"\n[tools.excalidraw]\npage = "/p"\nview = ["canvas"]\n',
+            "view must be a Playwright selector",
+        ),
+        (
+            'base_url = "http://x"\n[tools.excalidraw]\npage = "/p"\ntheme_picker = "select"\n',
+            "unknown keys ['theme_picker']",
+        ),
+        ('base_url = "http://x"\n[tools.node]\npage = "/n"\nview = "main"\n', "unknown keys ['view']"),
+    ],
+)
 def test_malformed_profile_gives_one_clear_error(tmp_path, text, message):
     profile = tmp_path / "mine.toml"
     profile.write_text(text, encoding="utf-8")
@@ -102,13 +124,16 @@ def test_real_profiles_leave_out_what_is_not_known(name):
     assert not any(getattr(target.tools[tool], hook) for hook, tools in HOOKS.items() for tool in tools)
 
 
-@pytest.mark.parametrize("ask", [
-    lambda target: target.document("slides"),
-    lambda target: target.document("slides", "other_page"),
-    lambda target: target.hook("slides", "view"),
-    lambda target: target.hook("slides", "hold_loading"),
-    lambda target: target.hook("slides", "theme_picker"),
-])
+@pytest.mark.parametrize(
+    "ask",
+    [
+        lambda target: target.document("slides"),
+        lambda target: target.document("slides", "other_page"),
+        lambda target: target.hook("slides", "view"),
+        lambda target: target.hook("slides", "hold_loading"),
+        lambda target: target.hook("slides", "theme_picker"),
+    ],
+)
 def test_what_the_profile_does_not_say_is_unverified(tmp_path, ask):
     with pytest.raises(pytest.skip.Exception, match=r"^未確認: the profile gives no \w+ for slides$"):
         ask(profile_with(tmp_path, ""))

@@ -8,12 +8,29 @@ from harness.tools import TOOLS
 
 # The Design Doc's 操作の一覧 (its tools in the order of 操作を公開するページ): what the descriptors declare together.
 DESIGN_DOC_OPERATIONS = (
-    "node_list_files", "node_read_file", "node_write_file", "node_delete_file", "node_run_command",
-    "sql_read_query", "sql_run_query",
-    "go_list_files", "go_read_file", "go_write_file", "go_delete_file", "go_run", "go_test",
-    "slides_read", "slides_write", "slides_set_theme",
-    "excalidraw_read", "excalidraw_add_elements", "excalidraw_update_element", "excalidraw_clear",
-    "drawio_read", "drawio_add_cells", "drawio_write",
+    "node_list_files",
+    "node_read_file",
+    "node_write_file",
+    "node_delete_file",
+    "node_run_command",
+    "sql_read_query",
+    "sql_run_query",
+    "go_list_files",
+    "go_read_file",
+    "go_write_file",
+    "go_delete_file",
+    "go_run",
+    "go_test",
+    "slides_read",
+    "slides_write",
+    "slides_set_theme",
+    "excalidraw_read",
+    "excalidraw_add_elements",
+    "excalidraw_update_element",
+    "excalidraw_clear",
+    "drawio_read",
+    "drawio_add_cells",
+    "drawio_write",
 )
 
 

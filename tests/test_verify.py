@@ -14,7 +14,10 @@ from harness.paths import ROOT
 def verify(out, *args):
     return subprocess.run(
         [sys.executable, "-m", "harness", "verify", "--out", str(out), "--workers", "1", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -67,8 +70,18 @@ def test_configuration_that_cannot_run_is_unverified_not_passed(in_page_run):
 
 
 def test_fault_run_fails_the_command_and_names_the_broken_rule(tmp_path):
-    run = verify(tmp_path, "--browser", "chromium", "--call-path", "in-page", "--fault", "switch-default-on",
-                 "--", "-k", "test_switch_is_in_the_header and slides")
+    run = verify(
+        tmp_path,
+        "--browser",
+        "chromium",
+        "--call-path",
+        "in-page",
+        "--fault",
+        "switch-default-on",
+        "--",
+        "-k",
+        "test_switch_is_in_the_header and slides",
+    )
     assert run.returncode != 0
     text = (tmp_path / "verification.md").read_text(encoding="utf-8")
     assert rule_cells(text, "switch.default-off")[0] == "不合格"

@@ -61,11 +61,16 @@ def test_a_crashed_tab_is_harness_trouble(client):
 
 
 def test_only_the_browsers_report_of_a_throwing_tool_is_a_finding():
-    threw = PlaywrightError("WebMCP.call_tool: UnknownError: Tool was executed but the invocation failed. "
-                            "For example, the script function threw an error")
+    threw = PlaywrightError(
+        "WebMCP.call_tool: UnknownError: Tool was executed but the invocation failed. "
+        "For example, the script function threw an error"
+    )
     assert isinstance(call_failure("x", threw, ""), NotJsonResult)
-    for trouble in ("Protocol error (WebMCP.invokeTool): Internal error", "Target page, context or browser has been closed",
-                    'WebMCP.call_tool: No WebMCP tool named "x"'):
+    for trouble in (
+        "Protocol error (WebMCP.invokeTool): Internal error",
+        "Target page, context or browser has been closed",
+        'WebMCP.call_tool: No WebMCP tool named "x"',
+    ):
         failure = call_failure("x", PlaywrightError(trouble), "")
         assert isinstance(failure, HarnessError) and not isinstance(failure, NotJsonResult)
 
@@ -73,12 +78,24 @@ def test_only_the_browsers_report_of_a_throwing_tool_is_a_finding():
 def test_playwrights_private_names_the_pending_call_uses_are_still_there(client):
     """harness/webmcp.py's PendingCallTool is the harness's one use of Playwright's private API."""
     page = client.tool_page.page
-    moved = [name for name, present in (
-        ("Page._impl_obj", hasattr(page, "_impl_obj")), ("Page._loop", hasattr(page, "_loop")),
-        ("Page._sync", hasattr(page, "_sync")),
-        ("Page._impl_obj.main_frame.webmcp.call_tool", hasattr(getattr(getattr(getattr(page, "_impl_obj", None), "main_frame", None), "webmcp", None), "call_tool")),
-    ) if not present]
-    assert not moved, (f"Playwright no longer has {moved}: harness/webmcp.py's PendingCallTool (a call_tool left "
-                       "pending while a dialog is answered) must follow the upgrade")
+    moved = [
+        name
+        for name, present in (
+            ("Page._impl_obj", hasattr(page, "_impl_obj")),
+            ("Page._loop", hasattr(page, "_loop")),
+            ("Page._sync", hasattr(page, "_sync")),
+            (
+                "Page._impl_obj.main_frame.webmcp.call_tool",
+                hasattr(
+                    getattr(getattr(getattr(page, "_impl_obj", None), "main_frame", None), "webmcp", None), "call_tool"
+                ),
+            ),
+        )
+        if not present
+    ]
+    assert not moved, (
+        f"Playwright no longer has {moved}: harness/webmcp.py's PendingCallTool (a call_tool left "
+        "pending while a dialog is answered) must follow the upgrade"
+    )
     call = client.start("answers", {})
     assert call.result(timeout=10) == {"ok": True}

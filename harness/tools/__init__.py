@@ -31,7 +31,9 @@ class Tool:
     # An input that passes `op`'s schema and check on the open document, or None for the contract's example.
     valid_input: Callable[[schemas.Operation, Any, str], dict | None]
     text_call: Callable[[str], Call] | None  # carries a text as a string the relay lets through
-    kept_text_calls: Callable[[str], tuple[Call, Call]] | None  # a write that keeps a text, and the read that returns it
+    kept_text_calls: (
+        Callable[[str], tuple[Call, Call]] | None
+    )  # a write that keeps a text, and the read that returns it
     failing_call: Callable[[], Call] | None  # schema-valid, its check fails with a code other than declined
     # Its own rules (harness/rules.py adds them to the table): (source "DD" or "ADR", section, ((id, text), ...)).
     rules: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = ()
@@ -48,8 +50,11 @@ class Tool:
 
 def _load() -> dict[str, Tool]:
     # Modules whose names start with _ are shared helpers, not tools.
-    found = [importlib.import_module(f"{__name__}.{module.name}").TOOL for module in pkgutil.iter_modules(__path__)
-             if not module.name.startswith("_")]
+    found = [
+        importlib.import_module(f"{__name__}.{module.name}").TOOL
+        for module in pkgutil.iter_modules(__path__)
+        if not module.name.startswith("_")
+    ]
     return {tool.name: tool for tool in sorted(found, key=lambda tool: tool.order)}
 
 
@@ -69,8 +74,11 @@ def _derive() -> None:
     WITH_LONG_CALLS = tuple(name for name, tool in TOOLS.items() if tool.long_call)
     WITH_LOG_PANEL = tuple(name for name, tool in TOOLS.items() if not tool.log_in_tab)
     WITH_CONFIRMING = tuple(name for name, tool in TOOLS.items() if any(op.confirmation for op in tool.operations))
-    WITH_FILES = tuple(name for name, tool in TOOLS.items()
-                       if {f"{name}_{kind}" for kind in schemas.FILE_OPS} <= {op.name for op in tool.operations})
+    WITH_FILES = tuple(
+        name
+        for name, tool in TOOLS.items()
+        if {f"{name}_{kind}" for kind in schemas.FILE_OPS} <= {op.name for op in tool.operations}
+    )
 
 
 _derive()
@@ -79,7 +87,9 @@ _derive()
 def register(tool: Tool) -> None:
     """Add a tool whose descriptor lives elsewhere (tests/test_extending.py's toy tool): what is
     imported after this sees it as it sees the tools of this package."""
-    ordered = sorted([*(known for known in TOOLS.values() if known.name != tool.name), tool], key=lambda known: known.order)
+    ordered = sorted(
+        [*(known for known in TOOLS.values() if known.name != tool.name), tool], key=lambda known: known.order
+    )
     TOOLS.clear()
     TOOLS.update((known.name, known) for known in ordered)
     _derive()

@@ -84,5 +84,6 @@ def test_read_returns_a_large_document_whole(agent, tool):
     with check("result.reads-unbounded"):
         assert text in json.dumps(read, ensure_ascii=False), (
             f"{reader} did not return the {len(text):,} characters just written whole"
-            f" (its result is {len(json.dumps(read, ensure_ascii=False)):,} characters)")
+            f" (its result is {len(json.dumps(read, ensure_ascii=False)):,} characters)"
+        )
         assert "truncated" not in read, f"{reader} says truncated: {read['truncated']}"

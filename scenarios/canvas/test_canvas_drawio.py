@@ -92,7 +92,9 @@ def test_write_replaces_the_diagram_and_reads_back_exactly(agent, tool_page):
     xml = model(vertex("harness-only", "置き換えた図"))
     asked, result = agent.confirm("drawio_write", {"xml": xml})
     with check("confirm.which"):
-        assert asked or result["ok"] is False, f"drawio_write replaced the diagram without the confirmation dialog: {result}"
+        assert asked or result["ok"] is False, (
+            f"drawio_write replaced the diagram without the confirmation dialog: {result}"
+        )
     with check("drawio.write"):
         assert result["ok"] is True, f"drawio_write answered {result}"
     with check("drawio.write-result"):
@@ -105,7 +107,7 @@ def test_write_replaces_the_diagram_and_reads_back_exactly(agent, tool_page):
 
 
 @pytest.mark.rules("drawio.invalid-xml")
-@pytest.mark.parametrize("xml", ["<mxGraphModel><root><mxCell id=\"0\"/>", "これは XML ではない"])
+@pytest.mark.parametrize("xml", ['<mxGraphModel><root><mxCell id="0"/>', "これは XML ではない"])
 def test_unreadable_xml_is_refused_and_the_diagram_kept(agent, xml):
     """XML を読めないときは、invalid_input を返し、図は変わらない。"""
     before = agent.read()["xml"]

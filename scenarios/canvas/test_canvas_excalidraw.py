@@ -1,6 +1,5 @@
 """The Excalidraw tool's operations (Design Doc 操作の一覧, 入力と結果)."""
 
-
 import pytest
 from canvas_agent import assert_is_open_document
 from jsonschema.validators import validator_for
@@ -62,7 +61,9 @@ class Scene:
 
     def until(self, holds, colours=(), timeout: float = 10.0) -> dict:
         """The first still look (the same as the one 0.2 s before) for which `holds`; else the last one."""
-        look, _ = limits.poll(lambda: self.look(colours), lambda seen: seen["still"] and holds(seen), timeout, pause=0.2)
+        look, _ = limits.poll(
+            lambda: self.look(colours), lambda seen: seen["still"] and holds(seen), timeout, pause=0.2
+        )
         return look
 
     def kept_when_still(self, colours=()) -> dict:
@@ -85,7 +86,9 @@ def read_arrow(agent, arrow_id: str) -> dict:
     with check("excalidraw.read"):
         assert_success("excalidraw_read", read)
         arrow = by_id(read).get(arrow_id)
-        assert arrow and arrow["type"] == "arrow" and {"from", "to"} <= set(arrow), f"excalidraw_read lists {arrow_id} as {arrow}"
+        assert arrow and arrow["type"] == "arrow" and {"from", "to"} <= set(arrow), (
+            f"excalidraw_read lists {arrow_id} as {arrow}"
+        )
     return arrow
 
 
@@ -132,12 +135,17 @@ def test_added_shapes_and_text_are_read_back_and_drawn(agent, tool_page):
     scene = Scene(tool_page)
     drawn = scene.kept_when_still()["drawn"]["box"]
     with check("excalidraw.add"):
-        added = agent.ok("excalidraw_add_elements", {"elements": [
-            {"type": "rectangle", "x": left, "y": top, "width": 120, "height": 60, "text": "足した四角"},
-            {"type": "ellipse", "x": left + 180, "y": top},
-            {"type": "diamond", "x": left + 360, "y": top, "id": "harness-diamond"},
-            {"type": "text", "x": left + 540, "y": top, "text": "足した文字"},
-        ]})
+        added = agent.ok(
+            "excalidraw_add_elements",
+            {
+                "elements": [
+                    {"type": "rectangle", "x": left, "y": top, "width": 120, "height": 60, "text": "足した四角"},
+                    {"type": "ellipse", "x": left + 180, "y": top},
+                    {"type": "diamond", "x": left + 360, "y": top, "id": "harness-diamond"},
+                    {"type": "text", "x": left + 540, "y": top, "text": "足した文字"},
+                ]
+            },
+        )
         ids = added["ids"]
         assert len(ids) == 4 and len(set(ids)) == 4 and ids[2] == "harness-diamond", added
     read = by_id(agent.read())
@@ -145,7 +153,9 @@ def test_added_shapes_and_text_are_read_back_and_drawn(agent, tool_page):
         assert all(i in read for i in ids), f"excalidraw_read does not list every added id {ids}: {sorted(read)}"
         assert [read[i]["type"] for i in ids] == ["rectangle", "ellipse", "diamond", "text"]
         rectangle = read[ids[0]]
-        assert (rectangle["x"], rectangle["y"], rectangle["width"], rectangle["height"]) == (left, top, 120, 60), rectangle
+        assert (rectangle["x"], rectangle["y"], rectangle["width"], rectangle["height"]) == (left, top, 120, 60), (
+            rectangle
+        )
         assert rectangle["text"] == "足した四角" and read[ids[3]]["text"] == "足した文字"
     with check("excalidraw.add"):
         look = scene.until(lambda look: look["changed"]["count"] > 0)
@@ -153,22 +163,30 @@ def test_added_shapes_and_text_are_read_back_and_drawn(agent, tool_page):
         assert changed["count"] > 0, "the drawing shows nothing new after excalidraw_add_elements"
         below = drawn[3] if drawn else -1
         assert changed["box"][1] > below, (
-            f"the drawing changed at {changed['box']} (x0, y0, x1, y1), not only below what it showed (down to y {below})")
+            f"the drawing changed at {changed['box']} (x0, y0, x1, y1), not only below what it showed (down to y {below})"
+        )
 
 
 @pytest.mark.rules("excalidraw.arrows", "excalidraw.read")
 def test_arrow_connects_shapes_of_the_same_call(agent):
     """矢印は、from と to に図形の識別子を渡すと、図形をつなぐ。同じ呼び出しで足す図形の id も指せる。"""
     with check("excalidraw.arrows"):
-        added = agent.ok("excalidraw_add_elements", {"elements": [
-            {"type": "rectangle", "x": 400, "y": 400, "id": "harness-a"},
-            {"type": "ellipse", "x": 700, "y": 400, "id": "harness-b"},
-            {"type": "arrow", "x": 560, "y": 440, "id": "harness-ab", "from": "harness-a", "to": "harness-b"},
-        ]})
+        added = agent.ok(
+            "excalidraw_add_elements",
+            {
+                "elements": [
+                    {"type": "rectangle", "x": 400, "y": 400, "id": "harness-a"},
+                    {"type": "ellipse", "x": 700, "y": 400, "id": "harness-b"},
+                    {"type": "arrow", "x": 560, "y": 440, "id": "harness-ab", "from": "harness-a", "to": "harness-b"},
+                ]
+            },
+        )
         assert added["ids"] == ["harness-a", "harness-b", "harness-ab"], added
     arrow = read_arrow(agent, "harness-ab")
     with check("excalidraw.arrows"):
-        assert (arrow["from"], arrow["to"]) == ("harness-a", "harness-b"), f"the arrow connects {arrow['from']!r} → {arrow['to']!r}"
+        assert (arrow["from"], arrow["to"]) == ("harness-a", "harness-b"), (
+            f"the arrow connects {arrow['from']!r} → {arrow['to']!r}"
+        )
 
 
 @pytest.mark.rules("excalidraw.arrows", "excalidraw.read")
@@ -176,13 +194,20 @@ def test_arrow_connects_shapes_already_in_the_drawing(agent):
     """矢印の from と to は、今の図の図形の識別子も指せる。"""
     shape = first_shape(agent.read())
     with check("excalidraw.arrows"):
-        added = agent.ok("excalidraw_add_elements", {"elements": [
-            {"type": "ellipse", "x": 700, "y": 500, "id": "harness-c"},
-            {"type": "arrow", "x": 300, "y": 500, "from": shape["id"], "to": "harness-c"},
-        ]})
+        added = agent.ok(
+            "excalidraw_add_elements",
+            {
+                "elements": [
+                    {"type": "ellipse", "x": 700, "y": 500, "id": "harness-c"},
+                    {"type": "arrow", "x": 300, "y": 500, "from": shape["id"], "to": "harness-c"},
+                ]
+            },
+        )
     arrow = read_arrow(agent, added["ids"][1])
     with check("excalidraw.arrows"):
-        assert (arrow["from"], arrow["to"]) == (shape["id"], "harness-c"), f"the arrow connects {arrow['from']!r} → {arrow['to']!r}"
+        assert (arrow["from"], arrow["to"]) == (shape["id"], "harness-c"), (
+            f"the arrow connects {arrow['from']!r} → {arrow['to']!r}"
+        )
 
 
 @pytest.mark.rules("excalidraw.limit")
@@ -199,10 +224,14 @@ def test_more_than_200_elements_are_too_large(agent):
 def test_exactly_200_elements_are_added(agent):
     """200 個ちょうどは、上限を超えない。"""
     count = len(agent.read()["elements"])
-    result = agent.client.call("excalidraw_add_elements",
-                               {"elements": [{"type": "ellipse", "x": 10 * i, "y": 800} for i in range(contract.MAX_NEW_ELEMENTS)]})
+    result = agent.client.call(
+        "excalidraw_add_elements",
+        {"elements": [{"type": "ellipse", "x": 10 * i, "y": 800} for i in range(contract.MAX_NEW_ELEMENTS)]},
+    )
     with check("excalidraw.limit"):
-        assert result["ok"] or result["error"]["code"] != "too_large", f"200 elements were refused as too large: {result}"
+        assert result["ok"] or result["error"]["code"] != "too_large", (
+            f"200 elements were refused as too large: {result}"
+        )
     with check("excalidraw.add"):
         assert_success("excalidraw_add_elements", result)
         assert len(result["ids"]) == contract.MAX_NEW_ELEMENTS
@@ -215,7 +244,11 @@ def test_id_of_an_element_in_the_drawing_is_invalid_input(agent):
     read = agent.read()
     taken = read["elements"][0]["id"]
     with check("excalidraw.id-clash"):
-        agent.fails("excalidraw_add_elements", {"elements": [{"type": "rectangle", "x": 0, "y": 0, "id": taken}]}, "invalid_input")
+        agent.fails(
+            "excalidraw_add_elements",
+            {"elements": [{"type": "rectangle", "x": 0, "y": 0, "id": taken}]},
+            "invalid_input",
+        )
         assert agent.read()["elements"] == read["elements"], "a refused call changed the drawing"
 
 
@@ -224,10 +257,16 @@ def test_id_repeated_in_one_call_is_invalid_input(agent):
     """id が、同じ呼び出しのほかの要素と重なるときは、invalid_input を返す。"""
     read = agent.read()
     with check("excalidraw.id-clash"):
-        agent.fails("excalidraw_add_elements", {"elements": [
-            {"type": "rectangle", "x": 0, "y": 0, "id": "harness-twice"},
-            {"type": "ellipse", "x": 200, "y": 0, "id": "harness-twice"},
-        ]}, "invalid_input")
+        agent.fails(
+            "excalidraw_add_elements",
+            {
+                "elements": [
+                    {"type": "rectangle", "x": 0, "y": 0, "id": "harness-twice"},
+                    {"type": "ellipse", "x": 200, "y": 0, "id": "harness-twice"},
+                ]
+            },
+            "invalid_input",
+        )
         assert agent.read()["elements"] == read["elements"], "a refused call changed the drawing"
 
 
@@ -254,8 +293,14 @@ def test_update_changes_position_size_and_colours(agent, tool_page):
     shape = first_shape(agent.read())
     scene = Scene(tool_page)
     before = scene.kept_when_still((NEW_STROKE, NEW_BACKGROUND))["colours"]
-    change = {"x": shape["x"] + 40, "y": shape["y"] + 30, "width": 240, "height": 80,
-              "strokeColor": NEW_STROKE, "backgroundColor": NEW_BACKGROUND}
+    change = {
+        "x": shape["x"] + 40,
+        "y": shape["y"] + 30,
+        "width": 240,
+        "height": 80,
+        "strokeColor": NEW_STROKE,
+        "backgroundColor": NEW_BACKGROUND,
+    }
     with check("excalidraw.update"):
         result = agent.ok("excalidraw_update_element", {"id": shape["id"], **change})
         assert result["id"] == shape["id"], result
@@ -267,7 +312,9 @@ def test_update_changes_position_size_and_colours(agent, tool_page):
             return all(look["colours"][c]["count"] > before[c]["count"] + 100 for c in (NEW_STROKE, NEW_BACKGROUND))
 
         look = scene.until(drawn, (NEW_STROKE, NEW_BACKGROUND))
-        assert drawn(look), f"the drawing does not show the new colours (pixels before {before}, after {look['colours']})"
+        assert drawn(look), (
+            f"the drawing does not show the new colours (pixels before {before}, after {look['colours']})"
+        )
         x0, y0, x1, y1 = look["colours"][NEW_BACKGROUND]["box"]
         ratio = (x1 - x0 + 1) / (y1 - y0 + 1)
         assert 2.6 < ratio < 3.4, f"the new background is drawn {x1 - x0 + 1}×{y1 - y0 + 1} pixels, not 240×80 to scale"
@@ -293,8 +340,14 @@ def test_background_accepts_transparent(agent):
 
 # Each value one after another on one page: a refused update leaves the drawing as it was.
 OUTSIDE_THE_PATTERN = [
-    ("strokeColor", "red"), ("strokeColor", "#fff"), ("strokeColor", "#12345g"), ("strokeColor", "transparent"),
-    ("strokeColor", "#1234567"), ("backgroundColor", "blue"), ("backgroundColor", "#abc"), ("backgroundColor", "Transparent"),
+    ("strokeColor", "red"),
+    ("strokeColor", "#fff"),
+    ("strokeColor", "#12345g"),
+    ("strokeColor", "transparent"),
+    ("strokeColor", "#1234567"),
+    ("backgroundColor", "blue"),
+    ("backgroundColor", "#abc"),
+    ("backgroundColor", "Transparent"),
 ]
 
 
@@ -308,7 +361,9 @@ def test_colour_not_in_the_pattern_is_refused(agent):
             arguments = {"id": first_shape(read)["id"], field: colour}
             subject = f"{field}={colour}"
             with check("excalidraw.colors", subject=subject):
-                assert not validator_for(schema)(schema).is_valid(arguments), f"the registered inputSchema accepts {subject!r}"
+                assert not validator_for(schema)(schema).is_valid(arguments), (
+                    f"the registered inputSchema accepts {subject!r}"
+                )
             with check("input.schema", subject=subject):
                 agent.rejects_input("excalidraw_update_element", arguments)
                 assert agent.read()["elements"] == read["elements"], f"{subject!r} changed the drawing"
@@ -324,10 +379,14 @@ def test_clear_deletes_every_element_and_counts_them(agent, tool_page):
     assert scene.kept_when_still()["drawn"]["count"] > 0, "the drawing shows nothing before excalidraw_clear"
     asked, result = agent.confirm("excalidraw_clear")
     with check("confirm.which"):
-        assert asked or result["ok"] is False, f"excalidraw_clear deleted the drawing without the confirmation dialog: {result}"
+        assert asked or result["ok"] is False, (
+            f"excalidraw_clear deleted the drawing without the confirmation dialog: {result}"
+        )
     with check("excalidraw.clear"):
         assert_success("excalidraw_clear", result)
         assert result["count"] == count, f"count {result['count']}, but the drawing had {count} elements"
         assert agent.read()["elements"] == [], "elements are left after excalidraw_clear"
         look = scene.until(lambda look: look["drawn"]["count"] == 0)
-        assert look["drawn"]["count"] == 0, f"the drawing still shows something at {look['drawn']['box']} after excalidraw_clear"
+        assert look["drawn"]["count"] == 0, (
+            f"the drawing still shows something at {look['drawn']['box']} after excalidraw_clear"
+        )

@@ -86,7 +86,9 @@ def test_every_theme_can_be_set(agent, tool_page):
         result = agent.client.call("slides_set_theme", {"theme": theme})
         with check("slides.theme-enum", subject=theme):
             # A name of the enum that the editor does not have is refused as input.
-            assert result["ok"] or result["error"]["code"] != "invalid_input", f"the enum's theme {theme!r} was refused: {result}"
+            assert result["ok"] or result["error"]["code"] != "invalid_input", (
+                f"the enum's theme {theme!r} was refused: {result}"
+            )
         with check("slides.set-theme", subject=theme):
             assert_success("slides_set_theme", result)
             assert result["theme"] == theme, result

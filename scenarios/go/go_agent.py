@@ -22,7 +22,7 @@ def write_all(agent: Agent, files: dict[str, str], at_once: int = 20) -> None:
     each answer, and a page answers every write whatever else is in flight."""
     paths = list(files)
     for start in range(0, len(paths), at_once):
-        inputs = [{"path": path, "contents": files[path]} for path in paths[start:start + at_once]]
+        inputs = [{"path": path, "contents": files[path]} for path in paths[start : start + at_once]]
         for result in clients.call_all(agent.client, "go_write_file", inputs):
             assert_success("go_write_file", result)
 

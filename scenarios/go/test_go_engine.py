@@ -25,7 +25,9 @@ def engine_held(agent, target, arguments: dict | None = None) -> tuple[HeldReque
     if not held.seen():
         held.release()
         first.result()
-        pytest.skip("未確認: the page loaded Yaegi before its first run (or the profile's engine matched none of its requests)")
+        pytest.skip(
+            "未確認: the page loaded Yaegi before its first run (or the profile's engine matched none of its requests)"
+        )
     return held, first
 
 
@@ -35,8 +37,9 @@ def test_the_load_does_not_count_towards_timeoutms(agent, target):
     """Yaegi の WASM を読み込んでいないときは、読み込んでから実行する。読み込みの時間は、timeoutMs に含めない。"""
     held, first = engine_held(agent, target, {"timeoutMs": LIMIT_MS})
     with check("go.load-outside-timeout", subject="during the load"):
-        assert not decided_within(first, LIMIT_MS / 1000 + 0.5), \
+        assert not decided_within(first, LIMIT_MS / 1000 + 0.5), (
             f"decided during a load longer than its timeoutMs of {LIMIT_MS:,}: {first.result()}"
+        )
     held.release()
     result = first.result()
     with check("go.load-outside-timeout", subject="after the load"):

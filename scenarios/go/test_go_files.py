@@ -47,8 +47,10 @@ def test_list_stops_at_1000_entries_with_truncated(agent, folder):
     over = agent.client.call("go_list_files", {"path": folder})
     with check("go.list-truncated", subject="1,001"):
         assert_success("go_list_files", over)  # its shape allows 1,000 entries at most
-        assert (len(over["entries"]), over["truncated"]) == (MAX_ENTRIES, True), \
-            {"entries": len(over["entries"]), "truncated": over["truncated"]}
+        assert (len(over["entries"]), over["truncated"]) == (MAX_ENTRIES, True), {
+            "entries": len(over["entries"]),
+            "truncated": over["truncated"],
+        }
 
 
 @pytest.mark.rules("go.list-no-exclude")
@@ -78,7 +80,9 @@ def test_read_returns_what_the_editor_holds_now(agent, tool_page, target):
     editor = tool_page.page.locator(target.hook("go", "editor"))
     shown = text_of(editor)
     files = [path for path, kind in listed(agent).items() if kind == "file"]
-    open_file = next((path for path in files if agent.client.call("go_read_file", {"path": path}).get("contents") == shown), None)
+    open_file = next(
+        (path for path in files if agent.client.call("go_read_file", {"path": path}).get("contents") == shown), None
+    )
     assert open_file, "no file of the project holds what the editor shows"
     typed = "// harness: typed by the user\n"
     if is_field(editor):
@@ -90,7 +94,9 @@ def test_read_returns_what_the_editor_holds_now(agent, tool_page, target):
     now = text_of(editor)
     with check("go.read-current"):
         read = agent.client.call("go_read_file", {"path": open_file})
-        assert read.get("contents") == now, f"go_read_file({open_file}) does not return what the editor holds now: {read}"
+        assert read.get("contents") == now, (
+            f"go_read_file({open_file}) does not return what the editor holds now: {read}"
+        )
 
 
 @pytest.mark.rules("go.editor-saved")
@@ -100,7 +106,9 @@ def test_an_agents_write_shows_in_the_editor_and_is_saved(agent, tool_page, targ
     editor = tool_page.page.locator(target.hook("go", "editor"))
     shown = text_of(editor)
     files = [path for path, kind in listed(agent).items() if kind == "file"]
-    open_file = next((path for path in files if agent.client.call("go_read_file", {"path": path}).get("contents") == shown), None)
+    open_file = next(
+        (path for path in files if agent.client.call("go_read_file", {"path": path}).get("contents") == shown), None
+    )
     assert open_file, "no file of the project holds what the editor shows"
     contents = shown + "\n// harness: written by the agent\n"
     write(agent, open_file, contents)

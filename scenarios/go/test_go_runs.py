@@ -29,7 +29,9 @@ def test_run_runs_the_root_main_package_as_it_is_now(agent, folder):
     """go_run は、今のファイルの、ルートのディレクトリの直下にある main の package を実行する。"""
     # The root's main package in two files: the one with func main calls the other's function.
     write_main(agent, "fmt.Println(harnessMarker())", "fmt")
-    write(agent, f"zz_{folder}.go", f'package main\n\nfunc harnessMarker() string {{ return "harness-root-{folder}" }}\n')
+    write(
+        agent, f"zz_{folder}.go", f'package main\n\nfunc harnessMarker() string {{ return "harness-root-{folder}" }}\n'
+    )
     write(agent, f"{folder}/other/main.go", program(f'fmt.Println("harness-other-{folder}")', "fmt"))
     result = run(agent)
     with check("go.run-main"):
@@ -42,13 +44,20 @@ def test_run_runs_the_root_main_package_as_it_is_now(agent, folder):
 @pytest.mark.rules("go.test-all-packages", "go.exit-codes")
 def test_test_runs_every_packages_tests_and_returns_their_output_as_is(agent, folder):
     """go_test は全ての package のテストを実行し、出力をそのまま返す。テストの失敗は ok を true、exitCode を 1 にする。"""
-    write(agent, f"{folder}/calc/calc_test.go", go_test_file("calc", ("TestHarnessAdd", True), ("TestHarnessSub", False)))
+    write(
+        agent, f"{folder}/calc/calc_test.go", go_test_file("calc", ("TestHarnessAdd", True), ("TestHarnessSub", False))
+    )
     write(agent, f"{folder}/more/more_test.go", go_test_file("more", ("TestHarnessMore", True)))
     result = run(agent, "go_test")
     output = result.get("output", "")
     with check("go.test-all-packages"):
-        for line in ("=== RUN   TestHarnessAdd", "--- PASS: TestHarnessAdd", "--- FAIL: TestHarnessSub", "harness-failed",
-                     "--- PASS: TestHarnessMore"):
+        for line in (
+            "=== RUN   TestHarnessAdd",
+            "--- PASS: TestHarnessAdd",
+            "--- FAIL: TestHarnessSub",
+            "harness-failed",
+            "--- PASS: TestHarnessMore",
+        ):
             assert line in output, f"{line!r} is not in go_test's output: {output[-2000:]!r}"
         # The output as it is, not split into each test's result: exitCode, output, truncated and no more.
         assert_success("go_test", result)
@@ -90,7 +99,9 @@ def test_code_can_import_net_http(agent):
     result = run(agent)
     with check("go.net-http"):
         assert_success("go_run", result)
-        assert result["exitCode"] == 0 and "harness-status 200" in result["output"], f"a program importing net/http: {result}"
+        assert result["exitCode"] == 0 and "harness-status 200" in result["output"], (
+            f"a program importing net/http: {result}"
+        )
 
 
 # Each package one after another on one page; syscall/js last, the one whose program could leave a
@@ -98,16 +109,20 @@ def test_code_can_import_net_http(agent):
 @pytest.mark.rules("go.sandbox")
 def test_code_cannot_import_what_reaches_the_page(agent):
     """Yaegi に渡す symbol は stdlib.Symbols だけ: syscall/js、syscall、unsafe を import できない(ビルドの失敗)。"""
-    uses = {"syscall": "_ = syscall.Getpid()", "unsafe": "_ = unsafe.Sizeof(0)",
-            "syscall/js": 'js.Global().Get("localStorage").Call("setItem", "harness", "pwned")'}
+    uses = {
+        "syscall": "_ = syscall.Getpid()",
+        "unsafe": "_ = unsafe.Sizeof(0)",
+        "syscall/js": 'js.Global().Get("localStorage").Call("setItem", "harness", "pwned")',
+    }
     with each_on_its_own():
         for package, use in uses.items():
             write_main(agent, f'{use}\nfmt.Println("harness-imported")', "fmt", package)
             result = run(agent)
             with check("go.sandbox", subject=package):
                 assert_success("go_run", result)
-                assert result["exitCode"] == 1 and "harness-imported" not in result["output"], \
+                assert result["exitCode"] == 1 and "harness-imported" not in result["output"], (
                     f"a program importing {package} ran: {result}"
+                )
                 assert package.split("/")[-1] in result["output"], f"the output does not name {package}: {result}"
                 assert agent.tool_page.page.evaluate("localStorage.getItem('harness')") is None
 
@@ -123,7 +138,9 @@ def test_a_write_during_a_run_does_not_change_the_running_code(agent, folder):
     result = pending.result()
     with check("go.snapshot"):
         assert_success("go_run", result)
-        assert f"harness-before-{folder}" in result["output"] and f"harness-after-{folder}" not in result["output"], result
+        assert f"harness-before-{folder}" in result["output"] and f"harness-after-{folder}" not in result["output"], (
+            result
+        )
 
 
 @pytest.mark.rules("go.output-pane")
@@ -169,12 +186,17 @@ def test_without_timeout_ms_the_limit_is_30_seconds(context, clocked_agent):
 @pytest.mark.rules("go.output-tail")
 def test_output_is_its_last_100000_characters(agent, folder):
     """output は、末尾の 100,000 文字である。切り詰めたときは、truncated を true にする。"""
-    write_main(agent, f'fmt.Print("harness-head-{folder}")\nfmt.Print(strings.Repeat("x", {MAX_OUTPUT}))\n'
-                      f'fmt.Print("harness-tail")', "fmt", "strings")
+    write_main(
+        agent,
+        f'fmt.Print("harness-head-{folder}")\nfmt.Print(strings.Repeat("x", {MAX_OUTPUT}))\nfmt.Print("harness-tail")',
+        "fmt",
+        "strings",
+    )
     long = ran(agent)
     with check("go.output-tail", subject="long"):
-        assert len(long["output"]) == MAX_OUTPUT and long["output"].endswith("harness-tail"), \
+        assert len(long["output"]) == MAX_OUTPUT and long["output"].endswith("harness-tail"), (
             f"{len(long['output'])} characters ending {long['output'][-40:]!r}"
+        )
         assert long["truncated"] is True, long["truncated"]
     write_main(agent, 'fmt.Print("harness-short")', "fmt")
     short = ran(agent)

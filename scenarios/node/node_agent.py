@@ -28,19 +28,28 @@ def node_script(agent: Agent, code: str) -> dict:
 
 def write_bytes(agent: Agent, path: str, data: bytes) -> None:
     """A file of exactly these bytes, written by a Node program (the write operation takes text)."""
-    node_script(agent, "const fs = require('fs'), path = require('path');"
-                       f"fs.mkdirSync(path.dirname({json.dumps(path)}), {{ recursive: true }});"
-                       f"fs.writeFileSync({json.dumps(path)}, new Uint8Array({json.dumps(list(data))}));")
+    node_script(
+        agent,
+        "const fs = require('fs'), path = require('path');"
+        f"fs.mkdirSync(path.dirname({json.dumps(path)}), {{ recursive: true }});"
+        f"fs.writeFileSync({json.dumps(path)}, new Uint8Array({json.dumps(list(data))}));",
+    )
 
 
 def write_size(agent: Agent, path: str, size: int) -> None:
     """A text file of `size` bytes ("a" repeated)."""
-    node_script(agent, "const fs = require('fs'), path = require('path');"
-                       f"fs.mkdirSync(path.dirname({json.dumps(path)}), {{ recursive: true }});"
-                       f"fs.writeFileSync({json.dumps(path)}, 'a'.repeat({size}));")
+    node_script(
+        agent,
+        "const fs = require('fs'), path = require('path');"
+        f"fs.mkdirSync(path.dirname({json.dumps(path)}), {{ recursive: true }});"
+        f"fs.writeFileSync({json.dumps(path)}, 'a'.repeat({size}));",
+    )
 
 
 def write_many(agent: Agent, folder: str, count: int) -> None:
     """`count` small files in `folder`."""
-    node_script(agent, f"const fs = require('fs'); fs.mkdirSync({json.dumps(folder)}, {{ recursive: true }});"
-                       f"for (let i = 0; i < {count}; i++) fs.writeFileSync({json.dumps(folder)} + '/f' + i + '.txt', String(i));")
+    node_script(
+        agent,
+        f"const fs = require('fs'); fs.mkdirSync({json.dumps(folder)}, {{ recursive: true }});"
+        f"for (let i = 0; i < {count}; i++) fs.writeFileSync({json.dumps(folder)} + '/f' + i + '.txt', String(i));",
+    )

@@ -26,7 +26,9 @@ def test_command_and_args_are_passed_as_given(agent):
     joined = agent.client.call("node_run_command", {"command": "echo harness-split"})
     with check("node.run-as-given", subject="command"):
         # Run as one program name, 「echo harness-split」 is not found; split, it prints the word.
-        ran_split = joined.get("ok") is True and joined.get("exitCode") == 0 and "harness-split" in joined.get("output", "")
+        ran_split = (
+            joined.get("ok") is True and joined.get("exitCode") == 0 and "harness-split" in joined.get("output", "")
+        )
         assert not ran_split, f"the command 「echo harness-split」 was split into a program and its argument: {joined}"
 
 
@@ -63,9 +65,11 @@ def test_a_non_zero_exit_is_ok_with_its_exit_code(agent):
 def test_past_its_timeout_the_process_is_killed_and_the_output_so_far_returned(agent, folder):
     """timeoutMs までに終わらないときは、プロセスを終了させ、timeout を、それまでの output と truncated とともに返す。"""
     ticks = f"{folder}/ticks.txt"
-    code = (f"const fs = require('fs'); fs.mkdirSync({json.dumps(folder)}, {{ recursive: true }});"
-            "console.log('harness-before');"
-            f"setInterval(() => fs.appendFileSync({json.dumps(ticks)}, 'x'), 20);")
+    code = (
+        f"const fs = require('fs'); fs.mkdirSync({json.dumps(folder)}, {{ recursive: true }});"
+        "console.log('harness-before');"
+        f"setInterval(() => fs.appendFileSync({json.dumps(ticks)}, 'x'), 20);"
+    )
     result = run(agent, "node", ["-e", code], timeout_ms=1000)
     with check("node.run-timeout", subject="result"):
         assert result.get("ok") is False and result["error"]["code"] == "timeout", result
@@ -85,7 +89,9 @@ def test_output_has_no_terminal_control_characters(agent):
     """output は、端末の制御の文字(色、カーソルの移動)を除いた出力である。"""
     result = node_script(agent, r"process.stdout.write('\x1b[31mharness-red\x1b[0m \x1b[2K\x1b[1Gharness-done\x07\n')")
     with check("node.run-output", subject="control characters"):
-        controls = sorted({hex(ord(c)) for c in result["output"] if (ord(c) < 0x20 and c not in "\n\t") or ord(c) == 0x7F})
+        controls = sorted(
+            {hex(ord(c)) for c in result["output"] if (ord(c) < 0x20 and c not in "\n\t") or ord(c) == 0x7F}
+        )
         assert not controls, f"output keeps control characters {controls}: {result['output']!r}"
         assert "harness-red" in result["output"] and "harness-done" in result["output"], result
 
@@ -96,7 +102,9 @@ def test_output_is_the_last_100000_characters(agent):
     result = node_script(agent, "process.stdout.write('h'.repeat(150000)); process.stdout.write('harness-end');")
     with check("node.run-output", subject="last 100,000"):
         assert len(result["output"]) == MAX_OUTPUT, f"{len(result['output']):,} characters of output"
-        assert result["output"].endswith("harness-end"), f"the output does not end as the command's: {result['output'][-40:]!r}"
+        assert result["output"].endswith("harness-end"), (
+            f"the output does not end as the command's: {result['output'][-40:]!r}"
+        )
         assert result["truncated"] is True, "truncated is not true for a cut output"
     short = run(agent, "echo", ["harness"])
     with check("node.run-output", subject="not cut"):

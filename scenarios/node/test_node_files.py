@@ -10,6 +10,7 @@ from harness.checks import check
 
 pytestmark = pytest.mark.tool("node")
 
+
 def listed(agent, path: str | None = None) -> dict:
     result = agent.client.call("node_list_files", {} if path is None else {"path": path})
     assert_success("node_list_files", result)

@@ -20,7 +20,9 @@ def engine_held(agent, target) -> tuple[HeldRequests, object]:
     if not held.seen():
         held.release()
         first.result()
-        pytest.skip("未確認: the page loaded PGlite before its first run (or the profile's engine matched none of its requests)")
+        pytest.skip(
+            "未確認: the page loaded PGlite before its first run (or the profile's engine matched none of its requests)"
+        )
     return held, first
 
 
@@ -30,7 +32,9 @@ def test_the_load_does_not_count_towards_timeoutms(agent, target):
     """PGlite を読み込んでいないときは、読み込んでから実行する。読み込みの時間は、timeoutMs に含めない。"""
     held, first = engine_held(agent, target)
     with check("sql.load-outside-timeout", subject="during the load"):
-        assert not decided_within(first, 1.5), f"decided during a load longer than its timeoutMs of 1,000: {first.result()}"
+        assert not decided_within(first, 1.5), (
+            f"decided during a load longer than its timeoutMs of 1,000: {first.result()}"
+        )
     held.release()
     result = first.result()
     with check("sql.load-outside-timeout", subject="after the load"):

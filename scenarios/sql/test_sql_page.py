@@ -80,7 +80,10 @@ def test_a_reload_brings_the_database_back_to_its_start(agent, table):
 @pytest.mark.profile("input", "run", "running", "results")
 def test_the_agent_and_the_run_button_use_one_database(agent, tool_page, target, table):
     """sql_run_query は画面の実行のボタンと同じ SqlDatabase の run を呼ぶ: 一方が書いたものを、もう一方が読める。"""
-    assert_success("sql_run_query", run(agent, f"create table {table} (v text); insert into {table} values ('harness-by-the-agent');"))
+    assert_success(
+        "sql_run_query",
+        run(agent, f"create table {table} (v text); insert into {table} values ('harness-by-the-agent');"),
+    )
     sql_input, results = part(tool_page, target, "input"), part(tool_page, target, "results")
     sql_input.fill(f"select v from {table};")
     part(tool_page, target, "run").click()

@@ -21,25 +21,31 @@ MAX_ROWS = 200
 
 def assert_sql_failure(result: dict) -> None:
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(contract.SQL_FAILURE).iter_errors(result))
-    assert error is None, f"not sql_run_query's failure shape at {'/'.join(map(str, error.absolute_path)) or 'the top'}: " \
-                          f"{error.message}: {result}"
+    assert error is None, (
+        f"not sql_run_query's failure shape at {'/'.join(map(str, error.absolute_path)) or 'the top'}: "
+        f"{error.message}: {result}"
+    )
 
 
 @pytest.mark.rules("sql.per-statement")
 def test_each_statement_has_a_result_of_its_own(agent, table):
     """複数の文を渡したときは、results に、文ごとの結果を入れる(affectedRows はその文の行の数)。"""
-    result = run(agent, f"create table {table} (id integer primary key, name text);"
-                        f"insert into {table} values (1, 'a'), (2, 'b'), (3, 'c');"
-                        f"update {table} set name = 'x' where id < 3;"
-                        f"select id, name from {table} order by id;"
-                        f"select column_name from information_schema.columns where table_name = '{table}' order by ordinal_position;")
+    result = run(
+        agent,
+        f"create table {table} (id integer primary key, name text);"
+        f"insert into {table} values (1, 'a'), (2, 'b'), (3, 'c');"
+        f"update {table} set name = 'x' where id < 3;"
+        f"select id, name from {table} order by id;"
+        f"select column_name from information_schema.columns where table_name = '{table}' order by ordinal_position;",
+    )
     with check("sql.per-statement"):
         assert_success("sql_run_query", result)
         statements = result["results"]
         assert len(statements) == 5, f"{len(statements)} results for 5 statements: {statements}"
         _, inserted, updated, selected, columns = statements
-        assert (inserted["affectedRows"], updated["affectedRows"]) == (3, 2), \
+        assert (inserted["affectedRows"], updated["affectedRows"]) == (3, 2), (
             f"affectedRows of the insert and the update: {inserted['affectedRows']}, {updated['affectedRows']}"
+        )
         assert field_names(selected) == ["id", "name"], selected["fields"]
         assert column(selected, "id") == [1, 2, 3] and column(selected, "name") == ["x", "x", "c"], selected["rows"]
         assert (selected["totalRows"], selected["truncated"]) == (3, False), selected
@@ -53,12 +59,15 @@ def test_rows_stop_at_200_with_the_total_and_truncated(agent):
     with check("sql.rows-200", subject="250 rows"):
         assert_success("sql_run_query", result)  # its shape allows 200 rows at most
         over, exactly = result["results"]
-        assert column(over, "n") == list(range(1, MAX_ROWS + 1)), f"rows are not the first 200: {len(over['rows'])} rows"
+        assert column(over, "n") == list(range(1, MAX_ROWS + 1)), (
+            f"rows are not the first 200: {len(over['rows'])} rows"
+        )
         assert (over["totalRows"], over["truncated"]) == (250, True), {k: over[k] for k in ("totalRows", "truncated")}
     with check("sql.rows-200", subject="200 rows"):
         assert len(exactly["rows"]) == MAX_ROWS
-        assert (exactly["totalRows"], exactly["truncated"]) == (MAX_ROWS, False), \
-            {k: exactly[k] for k in ("totalRows", "truncated")}
+        assert (exactly["totalRows"], exactly["truncated"]) == (MAX_ROWS, False), {
+            k: exactly[k] for k in ("totalRows", "truncated")
+        }
 
 
 @pytest.mark.rules("sql.error-fields")
@@ -84,11 +93,15 @@ def test_a_failure_without_a_position_has_no_position(agent):
 def test_one_failing_statement_takes_back_every_statement(agent, table):
     """複数の文のうち 1 つが失敗したときは、全ての文の変更を取り消す。"""
     ran(agent, f"create table {table} (id integer primary key); insert into {table} values (1);")
-    result = run(agent, f"insert into {table} values (2); delete from {table} where id = 1; insert into {table} values (2);")
+    result = run(
+        agent, f"insert into {table} values (2); delete from {table} where id = 1; insert into {table} values (2);"
+    )
     [kept] = ran(agent, f"select id from {table} order by id;")
     with check("sql.rollback"):
         assert result.get("ok") is False and result["error"]["code"] == "failed", result
-        assert column(kept, "id") == [1], f"the statements before the failing one stayed: the table holds {kept['rows']}"
+        assert column(kept, "id") == [1], (
+            f"the statements before the failing one stayed: the table holds {kept['rows']}"
+        )
 
 
 @pytest.mark.rules("sql.no-confirm")
@@ -131,8 +144,9 @@ def test_past_its_timeout_the_database_is_back_to_its_start_and_the_page_says_so
         picture("sql.timeout", notice)
     after = agent.client.call_when_ready("sql_run_query", {"sql": f"select count(*) from {table}"})
     with check("sql.timeout", subject="database"):
-        assert after.get("ok") is False and after.get("sqlState") == "42P01", \
+        assert after.get("ok") is False and after.get("sqlState") == "42P01", (
             f"the table made before the timeout is still there: {after}"
+        )
 
 
 @pytest.mark.rules("sql.timeout")
@@ -163,7 +177,8 @@ def test_the_description_says_the_database_resets_past_the_limit(agent):
     sentences = re.split(r"(?<=[。.!?])", description)
     with check("sql.timeout-described"):
         assert any(LIMIT_WORDS.search(sentence) and RESET_WORDS.search(sentence) for sentence in sentences), (
-            f"no sentence of the description says that past the time limit the DB goes back to its initial state: {description!r}")
+            f"no sentence of the description says that past the time limit the DB goes back to its initial state: {description!r}"
+        )
 
 
 @pytest.mark.rules("sql.sdk-timeout-described")
@@ -190,4 +205,6 @@ def test_sql_of_exactly_one_megabyte_runs(agent):
     result = run(agent, sql)
     with check("limits.one-megabyte"):
         assert_success("sql_run_query", result)
-        assert column(result["results"][0], "length") == [contract.ONE_MEGABYTE - len(head) - len(tail)], result["results"]
+        assert column(result["results"][0], "length") == [contract.ONE_MEGABYTE - len(head) - len(tail)], result[
+            "results"
+        ]
