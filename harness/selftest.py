@@ -1,6 +1,7 @@
 """`python -m harness selftest`: the project's own tests, as README's test command runs them.
 
-1. the harness's unit tests (tests/);
+1. lint, format and types (ruff check, ruff format --check, mypy), then the harness's unit tests
+   (tests/);
 2. the main job, through the same code as `python -m harness verify`: every scenario against the
    reference on every browser configuration available, writing the Verification tables into
    verification/selftest/, then checking them against results.json. Its runs on chromium in-page
@@ -52,20 +53,44 @@ def run(args) -> int:
     # browsers, the relay passes it on): what still carries it at the end was left behind.
     run_id = os.environ.setdefault("HARNESS_RUN_ID", os.urandom(6).hex())
 
+    print("selftest: lint, format and types (ruff check, ruff format --check, mypy)", flush=True)
+    python = [sys.executable, "-m"]
+    # Each runs, also after one failed: the output names every problem at once.
+    checked = [
+        subprocess.run([*python, *command], cwd=ROOT).returncode == 0
+        for command in (["ruff", "check", "."], ["ruff", "format", "--check", "."], ["mypy"])
+    ]
+    outcomes.append(("lint and types", all(checked)))
+
     print("selftest: unit tests", flush=True)
     # Spread over the workers: serially they took 121 s here, on two workers 66–77 s.
-    outcomes.append(("unit tests", subprocess.run([*pytest, "tests", "-q", "-n", str(args.workers)],
-                                                  cwd=ROOT).returncode == 0))
+    outcomes.append(
+        ("unit tests", subprocess.run([*pytest, "tests", "-q", "-n", str(args.workers)], cwd=ROOT).returncode == 0)
+    )
 
     print(f"selftest: the main job (python -m harness verify --out {MAIN_JOB_OUT.relative_to(ROOT)})", flush=True)
     outcomes.append(("main job", verify.run(main_job_args(MAIN_JOB_OUT, args.workers)) == 0))
     main_rows = MAIN_JOB_OUT / "results.json"
 
     print(f"selftest: latitude proof (the main job's runs on {LATITUDE_BROWSER}, in-page)", flush=True)
-    outcomes.append(("latitude proof", latitudes.run_proof([LATITUDE_BROWSER], int(args.workers), out=MAIN_JOB_OUT,
-                                                           call_paths=["in-page"], rows=_latitude_rows(main_rows)) == 0))
+    outcomes.append(
+        (
+            "latitude proof",
+            latitudes.run_proof(
+                [LATITUDE_BROWSER],
+                int(args.workers),
+                out=MAIN_JOB_OUT,
+                call_paths=["in-page"],
+                rows=_latitude_rows(main_rows),
+            )
+            == 0,
+        )
+    )
 
-    print("selftest: a real target (the reference served as a playground is, sql and slides, every latitude on)", flush=True)
+    print(
+        "selftest: a real target (the reference served as a playground is, sql and slides, every latitude on)",
+        flush=True,
+    )
     outcomes.append(("real target", real_target_slice(REAL_TARGET_OUT, args.workers) == 0))
 
     # Every fault caught with every latitude on (chromium in-page, clean runs: the main job's
@@ -73,10 +98,18 @@ def run(args) -> int:
     # catch it, so catching it there proves its scenario can fail. What that leg cannot observe
     # (another call path, a fault the latitudes hide) on both configurations as the reference is,
     # with clean runs of its own (the main job's chromium in-page runs had the latitudes on).
-    legs = [faults.Leg((LATITUDE_BROWSER,), latitudes=tuple(every_latitude()), call_paths=("in-page",),
-                       clean_results=_existing(main_rows)),
-            faults.Leg(("chromium", "chromium-noflag"), rest_only=True)]
-    print("selftest: fault proof (chromium with every latitude on; the rest on chromium and chromium-noflag)", flush=True)
+    legs = [
+        faults.Leg(
+            (LATITUDE_BROWSER,),
+            latitudes=tuple(every_latitude()),
+            call_paths=("in-page",),
+            clean_results=_existing(main_rows),
+        ),
+        faults.Leg(("chromium", "chromium-noflag"), rest_only=True),
+    ]
+    print(
+        "selftest: fault proof (chromium with every latitude on; the rest on chromium and chromium-noflag)", flush=True
+    )
     # Two workers more than the rest: its runs fail by design, many by waiting out an expect limit
     # with the CPU idle (its latitude leg here, on the headless shell: 510 s on 3 workers, 413 s on
     # 4, 201/201 caught; the relay leg 140 s and 144 s, 4/4 on each configuration).
@@ -112,8 +145,13 @@ REAL_TARGET_OUT = ROOT / "verification" / "real-target"
 # One tool of each kind: the first whose page loads an engine (its run button and held loading),
 # and the first that works on an open document.
 REAL_TARGET_TOOLS = (next(name for name, tool in tools.TOOLS.items() if tool.engine_call), tools.CANVAS[0])
-REAL_TARGET_SCENARIOS = ["scenarios/test_switch.py", "scenarios/test_log.py", "scenarios/test_relay.py",
-                         "scenarios/test_operations.py", "scenarios/sql"]
+REAL_TARGET_SCENARIOS = [
+    "scenarios/test_switch.py",
+    "scenarios/test_log.py",
+    "scenarios/test_relay.py",
+    "scenarios/test_operations.py",
+    "scenarios/sql",
+]
 
 
 def real_target_slice(out: Path, workers: str) -> int:
@@ -121,10 +159,26 @@ def real_target_slice(out: Path, workers: str) -> int:
     out.mkdir(parents=True, exist_ok=True)
     relay_port = HeldPort()
     relay_port.release()  # the relay starts on it later; a free port the pages are told
-    server = subprocess.Popen(dying_with_parent([sys.executable, "-m", "harness", "serve", "--port", "0", "--other-port",
-                                                 "0", "--relay-port", str(relay_port.number),
-                                                 *(part for name in every_latitude() for part in ("--latitude", name))]),
-                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        dying_with_parent(
+            [
+                sys.executable,
+                "-m",
+                "harness",
+                "serve",
+                "--port",
+                "0",
+                "--other-port",
+                "0",
+                "--relay-port",
+                str(relay_port.number),
+                *(part for name in every_latitude() for part in ("--latitude", name)),
+            ]
+        ),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert server.stdout is not None  # stdout=PIPE
     try:
         served = re.search(r"http://localhost:\d+", server.stdout.readline())
@@ -133,9 +187,21 @@ def real_target_slice(out: Path, workers: str) -> int:
             return 1
         profile = out / "profile.toml"
         profile.write_text(reference_as_real(served[0], relay_port.number, REAL_TARGET_TOOLS), encoding="utf-8")
-        code = verify.run(argparse.Namespace(target=str(profile), base_url=None, browser=LOAD_BROWSERS, call_path=None,
-                                             fault=None, out=str(out / "run"), lang="en", workers=workers, real_time=False,
-                                             shard=None, pytest_args=REAL_TARGET_SCENARIOS))
+        code = verify.run(
+            argparse.Namespace(
+                target=str(profile),
+                base_url=None,
+                browser=LOAD_BROWSERS,
+                call_path=None,
+                fault=None,
+                out=str(out / "run"),
+                lang="en",
+                workers=workers,
+                real_time=False,
+                shard=None,
+                pytest_args=REAL_TARGET_SCENARIOS,
+            )
+        )
     finally:
         server.terminate()
         server.wait()
@@ -144,6 +210,7 @@ def real_target_slice(out: Path, workers: str) -> int:
     counts = Counter(row["outcome"] for row in rows)
     print(f"selftest: real target: {dict(counts)}, {sum(bool(row.get('flaky')) for row in rows)} flaky", flush=True)
     return code or counts["failed"] or counts["error"]
+
 
 # Says it runs before it loops: the loaded run starts only once every core is busy.
 BUSY = "print('busy', flush=True)\nwhile True: pass  # harness load proof"
@@ -159,10 +226,23 @@ def main_job_args(out: Path, workers: str, browsers: list[str] | None = None) ->
     Latitudes are the page's: the in-page path shows them whichever way a call arrives, so they are
     on for chromium in-page (and chromium's runs without a call path). The other runs show the
     reference as it is, and the relay's, webmcp's and the extension's paths to it."""
-    return argparse.Namespace(target="reference", base_url=None, browser=browsers, call_path=None, fault=None,
-                              out=str(out), lang="en", workers=workers, real_time=False, shard=None,
-                              pytest_args=[*(part for name in every_latitude() for part in ("--latitude", name)),
-                                           "--latitudes-only-on", LATITUDES_ONLY_ON])
+    return argparse.Namespace(
+        target="reference",
+        base_url=None,
+        browser=browsers,
+        call_path=None,
+        fault=None,
+        out=str(out),
+        lang="en",
+        workers=workers,
+        real_time=False,
+        shard=None,
+        pytest_args=[
+            *(part for name in every_latitude() for part in ("--latitude", name)),
+            "--latitudes-only-on",
+            LATITUDES_ONLY_ON,
+        ],
+    )
 
 
 def expected_latitudes(params: dict) -> list[str]:
@@ -178,8 +258,11 @@ def _latitude_rows(main_rows: Path) -> list[dict]:
     """The main job's runs that had every latitude on (see --latitudes-only-on); none if it wrote no rows."""
     if not main_rows.exists():
         return []
-    return [row for row in json.loads(main_rows.read_text(encoding="utf-8"))
-            if row["browser"] == LATITUDE_BROWSER and row["call_path"] in ("in-page", None)]
+    return [
+        row
+        for row in json.loads(main_rows.read_text(encoding="utf-8"))
+        if row["browser"] == LATITUDE_BROWSER and row["call_path"] in ("in-page", None)
+    ]
 
 
 def _main_job(out, workers: str) -> tuple[float, Counter, list[dict]]:
@@ -205,11 +288,15 @@ def recorded_main_job(folder: Path) -> tuple[float, Counter]:
     # Rows that ran with other latitudes differ by design (a latitude can leave a rule 未確認).
     for row in rows:
         if "latitudes" not in row:
-            raise ValueError(f"{folder}: its runs do not name their latitudes (recorded by an older harness); "
-                             f"the load proof's runs have every latitude on {LATITUDES_ONLY_ON}")
+            raise ValueError(
+                f"{folder}: its runs do not name their latitudes (recorded by an older harness); "
+                f"the load proof's runs have every latitude on {LATITUDES_ONLY_ON}"
+            )
         if row["latitudes"] != expected_latitudes(row["params"]):
-            raise ValueError(f"{folder}: {row['nodeid']} ran with latitudes {row['latitudes'] or 'none'}, the load "
-                             f"proof's with {expected_latitudes(row['params']) or 'none'}")
+            raise ValueError(
+                f"{folder}: {row['nodeid']} ran with latitudes {row['latitudes'] or 'none'}, the load "
+                f"proof's with {expected_latitudes(row['params']) or 'none'}"
+            )
     return seconds, Counter(row["outcome"] for row in rows)
 
 
@@ -231,8 +318,10 @@ def under_load(args) -> int:
     passed = 0
     for run in range(1, args.runs + 1):
         # The kernel ends the busy loops with the harness, also when it is killed.
-        busy = [subprocess.Popen(dying_with_parent([sys.executable, "-c", BUSY]), stdout=subprocess.PIPE)
-                for _ in range(os.cpu_count() or 2)]
+        busy = [
+            subprocess.Popen(dying_with_parent([sys.executable, "-c", BUSY]), stdout=subprocess.PIPE)
+            for _ in range(os.cpu_count() or 2)
+        ]
         try:
             for process in busy:
                 assert process.stdout is not None  # stdout=PIPE
@@ -246,12 +335,17 @@ def under_load(args) -> int:
                     process.stdout.close()
         flaky = [r for r in rows if r.get("flaky")]
         total = sum(loaded.values()) or 1
-        print(f"load proof: loaded run {run}: {dict(loaded)} in {load_time / 60:.1f} min "
-              f"(wall time loaded / idle = {load_time / idle_time:.2f})")
+        print(
+            f"load proof: loaded run {run}: {dict(loaded)} in {load_time / 60:.1f} min "
+            f"(wall time loaded / idle = {load_time / idle_time:.2f})"
+        )
         for r in flaky:
             print(f"load proof: flaky {r['nodeid']}: {r['flaky'][:300]}")
-        print(f"load proof: run {run}: {loaded['failed']} failed, {loaded['error']} errors, {len(flaky)} flaky "
-              f"({100 * len(flaky) / total:.2f} %) under load", flush=True)
+        print(
+            f"load proof: run {run}: {loaded['failed']} failed, {loaded['error']} errors, {len(flaky)} flaky "
+            f"({100 * len(flaky) / total:.2f} %) under load",
+            flush=True,
+        )
         passed += not loaded["failed"] and not loaded["error"] and len(flaky) / total < 0.005
     print(f"load proof: {passed} of {args.runs} loaded runs without failures, errors or 0.5 % flaky")
     return 0 if passed == args.runs else 1
