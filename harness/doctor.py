@@ -296,8 +296,17 @@ def missing_keys_and_rules(target: Target, profile: str, base_url: str | None) -
         for key in keys:
             for one in [tool] if tool else list(target.tools):
                 if one in target.tools and getattr(target.tools[one], key, None) is None:
-                    missing[one][key].update(rules)
+                    missing[one][key].update(rule for rule in rules if _applies(rule, one))
     return missing
+
+
+def _applies(rule: str, tool: str) -> bool:
+    """Whether a run on `tool` can decide `rule`: a canvas rule only on the canvas tools, a tool's
+    own rule only on that tool (a scenario of several tools declares them all)."""
+    section = rule.split(".")[0]
+    if section == "canvas":
+        return tool in tools.CANVAS
+    return section == tool or section not in tools.NAMES
 
 
 def print_table(target: Target, rows: list[Row], notes: list[str], unverified: dict[str, dict[str, set[str]]]) -> None:

@@ -1,4 +1,4 @@
-"""A tab whose WebSockets Chromium throttles still reaches its relay (README, The load proof: why
+"""A tab whose WebSockets Chromium throttles still reaches its relay (docs/proofs.md, the load proof: why
 such a tab never reaches its relay)."""
 
 from harness import contract, limits
