@@ -3,6 +3,7 @@ statement, 200 rows at most, a failure's sqlState and position, one transaction,
 and no confirmation."""
 
 import re
+from itertools import pairwise
 
 import jsonschema
 import pytest
@@ -172,11 +173,14 @@ RESET_WORDS = re.compile(r"初期(の)?状態|最初の状態|リセット|作�
 def test_the_description_says_the_database_resets_past_the_limit(agent):
     """操作の説明の文に、時間の上限を過ぎると DB の中身が初期の状態に戻ることを書く。"""
     description = description_of_run(agent)
-    # What the description must tell, in whatever words: one sentence of it names the limit and
-    # the DB going back to its start.
-    sentences = re.split(r"(?<=[。.!?])", description)
+    # What the description must tell, in whatever words: a sentence names the limit, and it or the
+    # next one (「このとき…」) the DB going back to its start.
+    sentences = [*re.split(r"(?<=[。.!?])", description), ""]
     with check("sql.timeout-described"):
-        assert any(LIMIT_WORDS.search(sentence) and RESET_WORDS.search(sentence) for sentence in sentences), (
+        assert any(
+            LIMIT_WORDS.search(sentence) and RESET_WORDS.search(sentence + after)
+            for sentence, after in pairwise(sentences)
+        ), (
             f"no sentence of the description says that past the time limit the DB goes back to its initial state: {description!r}"
         )
 
