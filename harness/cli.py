@@ -250,6 +250,11 @@ def main(argv: list[str] | None = None) -> int:
         help="with --under-load: the idle run from an earlier main job's folder on this machine "
         "(e.g. verification/selftest) instead of running it again",
     )
+    selftest.add_argument(
+        "--real-target-only",
+        action="store_true",
+        help="only the real-target slice (the test command runs it beside the fault proof)",
+    )
     selftest.set_defaults(run=_selftest)
 
     args = parser.parse_args(argv)

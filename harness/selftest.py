@@ -9,9 +9,10 @@
    alternatives of markup and timing): they are
 3. the latitude proof: every one of them passes — a failure there is a false alarm of the harness,
    and each latitude alone on the failing scenarios names the one it comes from;
-4. a real target: the reference served as a developer's checkout is (`harness serve`, a profile that
-   is not the reference's, two tools, every latitude on), a slice of the scenarios with two workers
-   on every call path: no failed run and no harness error;
+4. a real target, run beside 5 (`--real-target-only`): the reference served as a developer's
+   checkout is (`harness serve`, a profile that is not the reference's, two tools, every latitude
+   on), a slice of the scenarios with two workers on every call path: no failed run and no harness
+   error;
 5. the fault proof: each named fault of the reference is caught by a check of its rule and breaks
    no sentinel — on chromium in-page with every latitude on (the main job's runs there are its
    clean runs), and for what that leaves unobservable (the relay path, a fault the latitudes
@@ -47,6 +48,8 @@ LATITUDES_ONLY_ON = f"{LATITUDE_BROWSER}:in-page"
 def run(args) -> int:
     if getattr(args, "under_load", False):
         return under_load(args)
+    if getattr(args, "real_target_only", False):
+        return real_target_slice(REAL_TARGET_OUT, args.workers)
     pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
     outcomes = []
     # Inherited by everything the run starts (pytest, its workers, Playwright's driver, the
@@ -87,11 +90,14 @@ def run(args) -> int:
         )
     )
 
+    # Beside the fault proof, whose runs wait out expect limits with the CPU idle: the two together
+    # take about as long as the fault proof alone (the load proof shows the verdicts hold on a busy machine).
     print(
-        "selftest: a real target (the reference served as a playground is, sql and slides, every latitude on)",
+        f"selftest: a real target (the reference served as a playground is, {' and '.join(REAL_TARGET_TOOLS)}, every "
+        f"latitude on), beside the fault proof: its output in {REAL_TARGET_LOG.relative_to(ROOT)}",
         flush=True,
     )
-    outcomes.append(("real target", real_target_slice(REAL_TARGET_OUT, args.workers) == 0))
+    beside = start_real_target_slice(args.workers)
 
     # Every fault caught with every latitude on (chromium in-page, clean runs: the main job's
     # there), its sentinel beside it; a page of other markup and timing is the harder place to
@@ -114,6 +120,7 @@ def run(args) -> int:
     # with the CPU idle (its latitude leg here, on the headless shell: 510 s on 3 workers, 413 s on
     # 4, 201/201 caught; the relay leg 140 s and 144 s, 4/4 on each configuration).
     outcomes.append(("fault proof", faults.run_proof(legs, workers=int(args.workers) + 2, out=MAIN_JOB_OUT) == 0))
+    outcomes.append(("real target", finish_real_target_slice(beside)))
 
     outcomes.append(("nothing left running", nothing_left_running(run_id)))
 
@@ -150,8 +157,34 @@ REAL_TARGET_SCENARIOS = [
     "scenarios/test_log.py",
     "scenarios/test_relay.py",
     "scenarios/test_operations.py",
-    "scenarios/sql",
+    f"scenarios/{REAL_TARGET_TOOLS[0]}",
 ]
+REAL_TARGET_LOG = REAL_TARGET_OUT / "output.txt"
+
+
+def start_real_target_slice(workers: str) -> subprocess.Popen:
+    """The slice in a process of its own (`selftest --real-target-only`), its output into REAL_TARGET_LOG."""
+    REAL_TARGET_OUT.mkdir(parents=True, exist_ok=True)
+    with REAL_TARGET_LOG.open("w", encoding="utf-8") as log:
+        return subprocess.Popen(
+            dying_with_parent(
+                [sys.executable, "-m", "harness", "selftest", "--real-target-only", "--workers", workers]
+            ),
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def finish_real_target_slice(process: subprocess.Popen) -> bool:
+    """Whether the slice passed, once it has ended; its summary, and on failure its output's end."""
+    code = process.wait()
+    output = REAL_TARGET_LOG.read_text(encoding="utf-8", errors="replace").splitlines()
+    summary = [line for line in output if line.startswith("selftest: real target:")]
+    print(*(summary or ["selftest: real target: no summary (see its output)"]), sep="\n", flush=True)
+    if code:
+        print("\n".join(output[-60:]), flush=True)
+    return code == 0
 
 
 def real_target_slice(out: Path, workers: str) -> int:

@@ -198,11 +198,11 @@ STORAGE_SNAPSHOT = """async () => {
 
 
 @pytest.mark.rules("storage.only-key")
-def test_the_switch_keeps_its_state_under_its_key_alone(tool_page, client, tool):
+def test_the_switch_keeps_its_state_under_its_key_alone(tool_page, tool):
     """スイッチと「このページでは今後尋ねない」の状態は、localStorage の fd-ai-operations:<ツール> の 1 つの
     キーに保存する: スイッチをオフにし、またオンにしても、localStorage と IndexedDB で変わるのはそのキーだけ。
     (The tool on, loaded and read first: what the tool saves of its own as it starts and reads is not the switch's.)"""
-    switch_on(tool_page, client)
+    switch_on(tool_page, InPageClient(tool_page))  # what the page stores is the page's, whichever way calls arrive
     tool_page.settle()
     snapshots = [tool_page.page.evaluate(STORAGE_SNAPSHOT)]
     for turn in (tool_page.turn_off, tool_page.turn_on):
