@@ -195,22 +195,47 @@ def evidence_name(rule: str, browser: str, what: str = "") -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", "--".join(filter(None, (rule, browser, what)))) + ".jpg"
 
 
+def _wanted_picture(rule: str, what: str) -> tuple[Observed, Path] | None:
+    """Where the picture of `rule` (and `what`) goes, unless none is wanted: no --evidence, no
+    running scenario, or one taken already on this browser configuration."""
+    observed = _current
+    if evidence_folder is None or observed is None or observed.params.get("browser_name") is None:
+        return None
+    path = evidence_folder / evidence_name(rule, observed.params["browser_name"], what)
+    return None if path.exists() else (observed, path)
+
+
+def spent_on_pictures(seconds: float) -> None:
+    """Time the running scenario spent on its pictures besides `picture` (a screencast's start and stop)."""
+    if _current is not None:
+        _current.picture_seconds += seconds
+
+
+def picture_painted(rule: str, jpeg: bytes | None, what: str = "") -> None:
+    """A frame the page painted (harness/screencast.py), as the picture of `rule`: for a state too
+    short-lived for `picture`, which waits for its element to be there and still."""
+    wanted = _wanted_picture(rule, what)
+    if wanted is None or jpeg is None:
+        return
+    observed, path = wanted
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(jpeg)
+    observed.evidence[rule] = path.name
+
+
 def picture(rule: str, *parts: Any, what: str = "") -> None:
     """A picture of the elements (Playwright locators of one page) a check of `rule` looked at, as
     they looked then: the first passing run of the rule on a browser configuration takes it, and the
     report links the rule's cells to it. A picture is a courtesy: one that cannot be taken is none,
     never a failure."""
-    observed = _current
-    if evidence_folder is None or observed is None or observed.params.get("browser_name") is None:
+    wanted = _wanted_picture(rule, what)
+    if wanted is None:
         return
-    name = evidence_name(rule, observed.params["browser_name"], what)
-    path = evidence_folder / name
-    if path.exists():
-        return
+    observed, path = wanted
     options = {"path": path, "type": "jpeg", "quality": 70, "caret": "initial", "timeout": 3_000}
     started = time.monotonic()
     try:
-        evidence_folder.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         if len(parts) == 1:
             parts[0].screenshot(**options)
         else:  # the smallest rectangle that holds them all
@@ -227,7 +252,7 @@ def picture(rule: str, *parts: Any, what: str = "") -> None:
         return
     finally:
         observed.picture_seconds += time.monotonic() - started
-    observed.evidence[rule] = name
+    observed.evidence[rule] = path.name
 
 
 def finding(kind: str, value: Any) -> None:

@@ -17,10 +17,11 @@ from playwright.sync_api import expect
 
 from harness import clients, contract, drivers, limits
 from harness.agent import switch_on
-from harness.checks import WALL_SECONDS_FOR_50_SECONDS, check, each_on_its_own, finding, picture
+from harness.checks import WALL_SECONDS_FOR_50_SECONDS, check, each_on_its_own, finding, picture, picture_painted
 from harness.clock import T0, at
 from harness.pages import SEVEN_DAYS_MS, ToolPage, tone
 from harness.pytest_plugin import TARGET_KEY
+from harness.screencast import Screencast
 from harness.tools import valid_input
 
 DECISION_MS = 50_000
@@ -259,12 +260,14 @@ PRESS_ACTION_THEN_TRY_TO_CLOSE = """
   const busy = (b) => !!b && (b.getAttribute('aria-busy') === 'true' || b.disabled || b.getAttribute('aria-disabled') === 'true');
   const record = { busySeen: false, renderedWhileOpen: false, closedAfterMs: null, settledAfterMs: null };
   const clickedAt = performance.now();
+  record.clickedAt = performance.timeOrigin + clickedAt;  // epoch ms, as a painted frame's time
   const look = () => {
     if (record.closedAfterMs !== null) return;
     if (!openDialog()) {
       record.closedAfterMs = performance.now() - clickedAt;
       observer.disconnect();
     } else if (busy(button(actionLabel))) {
+      record.busySeenAfterMs ??= performance.now() - clickedAt;
       record.busySeen = true;
     }
   };
@@ -303,20 +306,25 @@ def test_action_is_busy_and_the_dialog_stays_until_done(op_page, op_client, op):
     marker = "大きな本文の行です。" * 1_000 if op.asks.detail_field else "harness"
     call = asked(op_page, op_client, op, valid_input(op, op_client, marker=marker))
     call_id = call.id if drivers.of(op_client).has(drivers.PAGE_CALL_ID) else None
-    state = op_page.page.evaluate(PRESS_ACTION_THEN_TRY_TO_CLOSE, [op.asks.action_label, "やめる", call_id])
-    if op_page.page.evaluate("window.__harnessBusy.busySeen && window.__harnessBusy.closedAfterMs === null"):
-        picture("confirm.busy", op_page.dialog.root, what=op.name)  # busy, and still running
-    with check("confirm.busy"):
-        assert state == {"openAfterAction": True, "openAfterClosingAttempts": True}, (
-            f"pressing the action, then 「やめる」, Esc or the backdrop closed the dialog while {op.name} ran: {state}"
-        )
-    result = call.result()
-    with check("confirm.busy"):
-        assert result["ok"] is True, (
-            f"「やめる」, Esc or the backdrop stopped {op.name} after its action was pressed: {result}"
-        )
-        expect(op_page.dialog.root, f"the dialog stays after {op.name} has finished").to_have_count(0)
+    # The busy state lasts as long as the operation, often a few frames: its picture is a frame the
+    # page painted meanwhile, not a screenshot taken after.
+    with Screencast(op_page.page) as painted:
+        state = op_page.page.evaluate(PRESS_ACTION_THEN_TRY_TO_CLOSE, [op.asks.action_label, "やめる", call_id])
+        with check("confirm.busy"):
+            assert state == {"openAfterAction": True, "openAfterClosingAttempts": True}, (
+                f"pressing the action, then 「やめる」, Esc or the backdrop closed the dialog while {op.name} ran: {state}"
+            )
+        result = call.result()
+        with check("confirm.busy"):
+            assert result["ok"] is True, (
+                f"「やめる」, Esc or the backdrop stopped {op.name} after its action was pressed: {result}"
+            )
+            expect(op_page.dialog.root, f"the dialog stays after {op.name} has finished").to_have_count(0)
     seen = op_page.page.evaluate("window.__harnessBusy")
+    if seen["busySeen"]:
+        closed_after = seen["closedAfterMs"] if seen["closedAfterMs"] is not None else float("inf")
+        busy_from, closed_at = seen["clickedAt"] + seen["busySeenAfterMs"], seen["clickedAt"] + closed_after
+        picture_painted("confirm.busy", painted.painted_between(busy_from, closed_at), what=op.name)
     closed, settled = seen["closedAfterMs"], seen["settledAfterMs"]
     with check("confirm.busy"):
         if settled is not None and closed is not None and closed < CLOSED_AT_ONCE_MS:
