@@ -121,6 +121,19 @@ def _selftest(args: argparse.Namespace) -> int:
     return selftest.run(args)
 
 
+def _target_and_browsers(command: argparse.ArgumentParser) -> None:
+    """What verify and doctor both look at: a target and the browser configurations."""
+    from harness.browsers import CONFIGS
+
+    command.add_argument(
+        "--target", default="reference", help="reference (default), localhost, production, or a .toml profile"
+    )
+    command.add_argument("--base-url", help="the target's address, overriding the profile's")
+    command.add_argument(
+        "--browser", action="append", choices=list(CONFIGS), help="browser configuration (default: all four)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     from harness.browsers import CONFIGS
     from harness.drivers import CALL_PATHS
@@ -191,13 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     rules.set_defaults(run=_rules)
 
     verify = commands.add_parser("verify", help="run the scenarios and write the Verification tables")
-    verify.add_argument(
-        "--target", default="reference", help="reference (default), localhost, production, or a .toml profile"
-    )
-    verify.add_argument("--base-url", help="the target's address, overriding the profile's")
-    verify.add_argument(
-        "--browser", action="append", choices=list(CONFIGS), help="browser configuration (default: all four)"
-    )
+    _target_and_browsers(verify)
     verify.add_argument(
         "--call-path",
         action="append",
@@ -218,13 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     verify.set_defaults(run=_verify)
 
     doctor = commands.add_parser("doctor", help="before a long run: what the harness will see of a target, in a table")
-    doctor.add_argument(
-        "--target", default="reference", help="reference (default), localhost, production, or a .toml profile"
-    )
-    doctor.add_argument("--base-url", help="the target's address, overriding the profile's")
-    doctor.add_argument(
-        "--browser", action="append", choices=list(CONFIGS), help="browser configuration (default: all four)"
-    )
+    _target_and_browsers(doctor)
     doctor.set_defaults(run=_doctor)
 
     report = commands.add_parser("report", help="one Verification table from the folders of several verify runs")

@@ -34,6 +34,17 @@ class ToolInfo:
     input_schema: dict
     annotations: frozenset[str]  # hint names whose value is true
 
+    @classmethod
+    def registered(cls, tool: dict) -> ToolInfo:
+        """From an entry of the page's own `getTools()`, as the in-page and extension clients see it."""
+        return cls(
+            tool["name"],
+            tool["name"],
+            tool["description"],
+            tool["inputSchema"],
+            frozenset(k for k, v in tool["annotations"].items() if v is True),
+        )
+
 
 class ConditionTimedOut(AssertionError):
     """A condition on what the page shows its clients (these tools registered, none left) did not
@@ -233,16 +244,7 @@ class InPageClient(PolledClient):
         return parse_result(outcome["raw"], context)
 
     def tools(self) -> list[ToolInfo]:
-        return [
-            ToolInfo(
-                t["name"],
-                t["name"],
-                t["description"],
-                t["inputSchema"],
-                frozenset(k for k, v in t["annotations"].items() if v is True),
-            )
-            for t in self.tool_page.page.evaluate(f"() => {_PAGE_HELPERS}.tools()")
-        ]
+        return [ToolInfo.registered(t) for t in self.tool_page.page.evaluate(f"() => {_PAGE_HELPERS}.tools()")]
 
     def wait_for_only(self, names: set[str], timeout: float | None = None) -> None:
         """Until exactly these operations are registered in the page."""

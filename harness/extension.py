@@ -112,16 +112,7 @@ class ExtensionClient(PolledClient):
         listed = self.agent("([label]) => agent.tools(label)", [self.label])
         if listed.get("noApi"):
             raise HarnessError(f"extension: the content script sees no document.modelContext\n{self.diagnostics()}")
-        return [
-            ToolInfo(
-                t["name"],
-                t["name"],
-                t["description"],
-                t["inputSchema"],
-                frozenset(k for k, v in t["annotations"].items() if v is True),
-            )
-            for t in listed["tools"]
-        ]
+        return [ToolInfo.registered(t) for t in listed["tools"]]
 
     def start(self, name: str, arguments: dict[str, Any]) -> ExtensionCall:
         return ExtensionCall(self, name, arguments)
