@@ -7,12 +7,12 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
 from harness.cli import TEMPORARY_FOLDER
+from harness.limits import poll
 from harness.paths import ROOT
 from harness.relay import RELAY_CLI, HeldPort, Relay, RelayError
 
@@ -78,10 +78,8 @@ def test_port_outside_tcp_range_is_refused(tmp_path):
 def ctrl_c_once(run: subprocess.Popen, relay_started, timeout: float) -> None:
     """Press Ctrl-C (SIGINT to the run's process group) as soon as its relay is up."""
     try:
-        deadline = time.monotonic() + timeout
-        while not relay_started():
-            assert time.monotonic() < deadline and run.poll() is None, "the relay never started"
-            time.sleep(0.05)
+        up, _ = poll(relay_started, lambda up: bool(up) or run.poll() is not None, limit=timeout)
+        assert up, "the relay never started"
         os.killpg(run.pid, signal.SIGINT)
         run.wait(60)
     finally:
@@ -113,10 +111,8 @@ def test_ctrl_c_during_a_relay_scenario_leaves_no_relay(tmp_path):
         start_new_session=True,
     )
     ctrl_c_once(run, lambda: set(relay_processes()) - before, 60)
-    deadline = time.monotonic() + 10
-    while set(relay_processes()) - before and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not set(relay_processes()) - before, f"relay processes left after Ctrl-C: {set(relay_processes()) - before}"
+    left, ended = poll(lambda: set(relay_processes()) - before, lambda left: not left, limit=10)
+    assert ended, f"relay processes left after Ctrl-C: {left}"
 
 
 def test_relay_dies_with_a_harness_that_is_killed(tmp_path):
@@ -138,12 +134,8 @@ def test_relay_dies_with_a_harness_that_is_killed(tmp_path):
     finally:
         if run.poll() is None:
             run.kill()
-    deadline = time.monotonic() + 10
-    while set(relay_processes()) - before and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not set(relay_processes()) - before, (
-        f"relay processes outlived the killed harness: {set(relay_processes()) - before}"
-    )
+    left, ended = poll(lambda: set(relay_processes()) - before, lambda left: not left, limit=10)
+    assert ended, f"relay processes outlived the killed harness: {left}"
 
 
 def session_processes(sid: int) -> list[str]:
@@ -202,9 +194,7 @@ def test_ctrl_c_during_verify_leaves_nothing_running(tmp_path):
     ctrl_c_once(run, lambda: relays_of_run(run_id), 120)
     # Everything the run started (pytest and its workers, the relay, Playwright's driver, the
     # browsers) is in its session; other harness runs on the machine are not.
-    deadline = time.monotonic() + 15
-    while (session_processes(run.pid) or relays_of_run(run_id)) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    poll(lambda: session_processes(run.pid) or relays_of_run(run_id), lambda left: not left, limit=15)
     assert not session_processes(run.pid), f"left running after Ctrl-C: {session_processes(run.pid)}"
     assert not relays_of_run(run_id), "the relay (in a session of its own) was left running"
     # The browsers' profiles, Playwright's traces and the relay's HOME went with the command's folder.
@@ -220,10 +210,10 @@ def test_selftest_names_a_process_its_run_left_running():
     left = subprocess.Popen(["sleep", "30"], env={**os.environ, "HARNESS_RUN_ID": run_id})
     try:
         # Until the child has exec'd, /proc shows the forking Python's command line: no event to wait on.
-        deadline = time.monotonic() + 5
-        while not any(command.startswith("sleep 30") for command in processes_of_run(run_id)):
-            assert time.monotonic() < deadline, f"sleep 30 never showed: {processes_of_run(run_id)}"
-            time.sleep(0.05)
+        shown, started = poll(
+            lambda: processes_of_run(run_id), lambda shown: any(c.startswith("sleep 30") for c in shown), limit=5
+        )
+        assert started, f"sleep 30 never showed: {shown}"
         assert not nothing_left_running(run_id, grace=0.5)
     finally:
         left.kill()

@@ -21,6 +21,16 @@ def listed(agent, path: str | None = None) -> dict:
     return {entry["path"]: entry["kind"] for entry in result["entries"]}
 
 
+def file_in_editor(agent, shown: str) -> str:
+    """The project's file whose contents the editor shows."""
+    files = [path for path, kind in listed(agent).items() if kind == "file"]
+    open_file = next(
+        (path for path in files if agent.client.call("go_read_file", {"path": path}).get("contents") == shown), None
+    )
+    assert open_file, "no file of the project holds what the editor shows"
+    return open_file
+
+
 @pytest.mark.rules("go.list-empty-directories")
 def test_an_emptied_directory_is_listed_and_kept(agent, tool_page, folder):
     """空のディレクトリも保存し、go_list_files は空のディレクトリも entries に入れる(読み込み直した後も)。"""
@@ -79,11 +89,7 @@ def test_read_returns_what_the_editor_holds_now(agent, tool_page, target):
     """go_read_file は今のファイルを読む: 利用者がエディタで書き換えた直後(保存の前)の中身を返す。"""
     editor = tool_page.page.locator(target.hook("go", "editor"))
     shown = text_of(editor)
-    files = [path for path, kind in listed(agent).items() if kind == "file"]
-    open_file = next(
-        (path for path in files if agent.client.call("go_read_file", {"path": path}).get("contents") == shown), None
-    )
-    assert open_file, "no file of the project holds what the editor shows"
+    open_file = file_in_editor(agent, shown)
     typed = "// harness: typed by the user\n"
     if is_field(editor):
         editor.fill(typed + shown)
@@ -105,11 +111,7 @@ def test_an_agents_write_shows_in_the_editor_and_is_saved(agent, tool_page, targ
     """ファイルを書く操作では、エディタの表示と IndexedDB への保存が、利用者が書き換えたときと同じように更新される。"""
     editor = tool_page.page.locator(target.hook("go", "editor"))
     shown = text_of(editor)
-    files = [path for path, kind in listed(agent).items() if kind == "file"]
-    open_file = next(
-        (path for path in files if agent.client.call("go_read_file", {"path": path}).get("contents") == shown), None
-    )
-    assert open_file, "no file of the project holds what the editor shows"
+    open_file = file_in_editor(agent, shown)
     contents = shown + "\n// harness: written by the agent\n"
     write(agent, open_file, contents)
     with check("go.editor-saved", subject="editor"):
