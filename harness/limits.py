@@ -38,7 +38,8 @@ CALL_RESULT = 60 * SCALE  # an operation answers (writing a 1 MB deck renders it
 RELAY_START = 30 * SCALE  # the relay CLI starts and answers its server-hello
 PAGE_SETTLED = 20 * SCALE  # no HTTP request in flight
 EXPECT_MS = int(10_000 * SCALE)  # Playwright's expect(): a locator reaches the expected state
-SCENARIO = 300 * SCALE  # the per-scenario watchdog (pytest-timeout)
+SCENARIO = 300 * SCALE  # the watchdog of each attempt's set-up and call (harness.watchdog; --timeout)
+TEARDOWN = 60 * SCALE  # the watchdog of each attempt's teardown (closing its tabs and contexts)
 ENDED = 10 * SCALE  # a command's processes end after it (Ctrl-C: browsers and workers end on their own)
 
 

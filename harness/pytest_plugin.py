@@ -8,16 +8,19 @@ chromium-noflag among them), --target, --call-path, --fault and --real-time.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from playwright.sync_api import BrowserContext, expect
+from playwright.sync_api import Error as PlaywrightError
 
 from harness import baseline, checks, limits, results
 from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, cannot_open_a_page, resolve
-from harness.clients import ToolClient
+from harness.checks import HarnessDefect, HarnessError, RuleBroken
+from harness.clients import ConditionTimedOut, ToolClient
 from harness.drivers import CALL_PATHS, DRIVERS, MCP_RELAY, Driver, paths_for, unknown_capabilities
 from harness.extension import launch_context
 from harness.pages import ToolPage, new_tool_page
@@ -25,6 +28,7 @@ from harness.pages import scripts_when_off as read_scripts_when_off
 from harness.paths import SCENARIOS
 from harness.rules import BY_ID
 from harness.targets import PROFILE_KEYS, Target, TargetError, check_reachable, load_profile, served_at
+from harness.watchdog import Watchdog, WatchdogExpired
 
 if TYPE_CHECKING:
     from harness.relay import Relay  # imported where a relay starts: it loads the MCP SDK
@@ -129,15 +133,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    # The watchdog (pytest-timeout, before it reads its settings): a scenario that hangs ends
-    # with a stack dump of what hung instead of holding a worker until CI's limit.
-    if getattr(config.option, "timeout", None) is None:
-        config.option.timeout = limits.SCENARIO
-    # In a recorded run, a scenario that stops on harness trouble (not on a check, not on the
-    # watchdog) runs once more (pytest-rerunfailures); results.json names it flaky.
-    if getattr(config.option, "reruns", None) is None and config.getoption("--results-json"):
-        config.option.reruns = 1
-        config.option.rerun_except = [*(config.option.rerun_except or []), *RERUN_EXCEPT]
+    # The watchdog of every attempt (harness.watchdog) takes pytest-timeout's --timeout; its own
+    # timer, which a rerun and a teardown after a failure never had, is switched off before it
+    # reads its settings.
+    config.stash[WATCHDOG_LIMIT_KEY] = float(
+        getattr(config.option, "timeout", None) or os.environ.get("PYTEST_TIMEOUT") or limits.SCENARIO
+    )
+    config.option.timeout = 0
     if config.getoption("--browser-config"):  # pytest-playwright's browser_name: every configuration asked for
         config.option.browser = list(
             dict.fromkeys([*(config.option.browser or []), *config.getoption("--browser-config")])
@@ -276,6 +278,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if unsupported:
         config.hook.pytest_deselected(items=unsupported)
         items[:] = [item for item in items if _driver_runs_on(_params(item))]
+    if config.getoption("--results-json") and config.getoption("reruns", None) is None:
+        # In a recorded run a scenario that stopped on harness trouble runs once more
+        # (pytest-rerunfailures); results.json names it flaky. Nothing else is run again.
+        for item in items:
+            item.add_marker(pytest.mark.flaky(reruns=1, only_rerun=list(RERUN_ONLY), rerun_except=list(NEVER_RERUN)))
     if SHARD_KEY in config.stash:
         mine = in_shard([item.nodeid for item in items], *config.stash[SHARD_KEY])
         others = [item for item in items if item.nodeid not in mine]
@@ -630,8 +637,17 @@ def client(client_for, tool_page: ToolPage) -> ToolClient:
 # --- checks and result rows ---------------------------------------------------------------
 
 OBSERVED_KEY = pytest.StashKey[checks.Observed]()
-# Failures that are findings or the scenario's own defect: never retried.
-RERUN_EXCEPT = [r"^RuleBroken: ", r"^NotJsonResult: ", r"^HarnessDefect: ", r"^Failed: Timeout"]
+# Harness trouble, the only failures run again: what the harness could not do (a relay that never
+# listed the tab, a page gone), a condition on what the page shows its clients that did not come in
+# time, and Playwright's own errors and timeouts outside any check (a browser that went away).
+RERUN_ONLY = (HarnessError, ConditionTimedOut, PlaywrightError)
+# Final on the first attempt, whatever they were raised from: a failed check (a broken rule, a
+# result that is no JSON), the scenario's own defect, and the watchdog (a hang costs once). Every
+# other failure — an assertion on a result's shape, an expectation outside a check — is final too,
+# as it is not harness trouble.
+NEVER_RERUN = (RuleBroken, HarnessDefect, WatchdogExpired)
+WATCHDOG_LIMIT_KEY = pytest.StashKey[float]()
+WATCHDOG = Watchdog()
 BASELINE_KEY = pytest.StashKey[tuple]()
 
 
@@ -683,13 +699,26 @@ def pytest_runtest_setup(item: pytest.Item):
     )
     item.stash[OBSERVED_KEY] = observed
     checks.begin(observed)
+    # One limit for the attempt's set-up and call, a rerun's as much as the first's.
+    WATCHDOG.arm(config.stash[WATCHDOG_LIMIT_KEY], f"the set-up of {item.nodeid}")
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    WATCHDOG.arm(max(WATCHDOG.remaining(), 0.001), f"the call of {item.nodeid}")
     yield
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item: pytest.Item):
-    yield
-    checks.begin(None)
+    # A teardown of its own limit: after a call the watchdog ended it still closes the tabs and contexts.
+    WATCHDOG.arm(min(item.config.stash[WATCHDOG_LIMIT_KEY], limits.TEARDOWN), f"the teardown of {item.nodeid}")
+    try:
+        yield
+    finally:
+        WATCHDOG.disarm()
+        checks.begin(None)
 
 
 @pytest.hookimpl(hookwrapper=True)
