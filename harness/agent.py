@@ -7,11 +7,20 @@ The helpers assert; whether an assertion decides a rule is the caller's: inside 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from harness import contract, drivers
-from harness.checks import check
-from harness.clients import PendingCall, decided_within, parse_result, start_and_see
+from harness import contract, drivers, limits
+from harness.checks import HarnessError, check
+from harness.clients import (
+    PendingCall,
+    never_asks,
+    no_dialog_meanwhile,
+    parse_result,
+    start_and_see,
+)
 from harness.clock import T0, at
 from harness.pages import ToolPage
 
@@ -47,6 +56,8 @@ class Agent:
     def fails(self, name: str, arguments: dict, code: str) -> dict:
         """A call that must fail with `code`, decided before any confirmation dialog."""
         pending, asked = self._start_and_see(name, arguments)
+        if asked and never_asks(name):
+            no_dialog_meanwhile(self.tool_page, name)  # a broken confirm.which, the dialog answered
         if asked:
             self.tool_page.dialog.cancel.click()
         result = pending.result()
@@ -131,15 +142,53 @@ def every_operation_is_not_ready(tool_page: ToolPage, client, rule: str, argumen
             agent.fails(op.name, arguments(op), "not_ready")
 
 
-def times_out_at_30_seconds(context, call: PendingCall, rule: str) -> None:
-    """A call without timeoutMs, arrived on a page on Playwright's clock: undecided for 29 s, a
-    timeout once 31 s have passed (the default limit of 30,000 ms), checks of `rule`."""
-    context.clock.run_for(29_000)
+def times_out_at_30_seconds(
+    context, tool_page: ToolPage, start: Callable[[], PendingCall], arrived: Callable[[], object], rule: str
+) -> None:
+    """A call without timeoutMs, on a page on Playwright's clock: undecided 29 s after it arrived, a
+    timeout 31 s after (the default limit of 30,000 ms), checks of `rule`, measured in the page's time.
+
+    `start()` starts the call; `arrived()` returns once the page has it. The page's time is read
+    before the one and after the other, and the clock is paused: the call arrived between those two
+    times, so 29 s after the first is before its limit and 31 s after the second past it, however
+    long the machine took in between."""
+    page = tool_page.page
+    before = page_time(page)
+    call = start()
+    arrived()
+    after = page_time(page)
+    paused = pause_clock(context, page)
+    not_yet = before + 29_000
+    if paused > not_yet:
+        raise HarnessError(
+            f"the page's clock could be paused only {(paused - before) / 1000:.0f} s after the call started"
+        )
+    context.clock.run_for(not_yet - paused)
     with check(rule, subject="before 30 s"):
         assert not call.done(), f"the call ended before 30 s: {call.result()}"
-    context.clock.run_for(2_000)
+    context.clock.run_for(after + 31_000 - not_yet)
     with check(rule, subject="after 30 s"):
-        # The page's clock runs on in real time: a few seconds more is still far from a longer limit.
-        assert decided_within(call, 5), "the call was not decided 31 s after it arrived"
+        # The page may finish the call on timers due now (a zero delay): they run as it is asked.
+        decided = limits.poll(lambda: context.clock.run_for(0) or call.done(), limit=5)[1]
+        assert decided, "the call was not decided 31 s after it arrived"
         result = call.result()
         assert result.get("ok") is False and result["error"]["code"] == "timeout", result
+
+
+def page_time(page) -> int:
+    """The page's clock, in ms since the epoch."""
+    return page.evaluate("Date.now()")
+
+
+def pause_clock(context, page) -> int:
+    """Pause the page's clock a moment ahead of where it stands (Playwright's pause_at cannot go
+    back); the time it is paused at."""
+    for ahead in (200, 2_000, 10_000):
+        at_ = page_time(page) + ahead
+        try:
+            context.clock.pause_at(at(at_))
+            return at_
+        except PlaywrightError as error:
+            if "past" not in error.message:
+                raise
+    raise HarnessError("the page's clock ran ahead of every pause_at")

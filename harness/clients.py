@@ -11,19 +11,26 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from harness import limits
+from harness import contract, limits
 from harness.checks import HarnessError, RuleBroken, held
-from harness.pages import ToolPage
+from harness.pages import CANCEL_LABEL, ConfirmDialog, ToolPage
 
 RESULT_RULE = "result.json-string"
+DIALOG_RULE = "confirm.which"
+# How often the wait for an operation that never asks looks for a confirmation dialog: a dialog
+# where none is due is reported within this, not after the page's 50-second decline.
+DIALOG_WATCH = 1.0
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,65 @@ def parse_result(raw: Any, context: str) -> dict:
         raise NotJsonResult(f"{context}: the result has no boolean ok: {raw[:300]!r}")
     held(RESULT_RULE)
     return value
+
+
+def never_asks(name: str) -> bool:
+    """Whether the spec says a call of `name` shows no confirmation dialog (all but the five
+    operations with a confirmation; an operation the contract does not know is not judged)."""
+    op = next((op for op in contract.operations() if op.name == name), None)
+    return op is not None and op.confirmation is None
+
+
+def no_dialog_meanwhile(tool_page: ToolPage, name: str) -> None:
+    """While a call of `name`, which never asks, is undecided: a confirmation dialog on the page
+    (the dialog role with the spec's やめる button, whatever else the page calls a dialog) is a
+    broken confirm.which, reported with its title once it has been answered やめる."""
+    dialog = tool_page.page.get_by_role("dialog").filter(
+        has=tool_page.page.get_by_role("button", name=CANCEL_LABEL, exact=True)
+    )
+    if not dialog.first.is_visible() or _still_asking(tool_page):
+        return
+    asked = ConfirmDialog(dialog.first)
+    try:
+        title = asked.title.first.inner_text(timeout=2_000).strip()
+    except PlaywrightError:
+        title = asked.body_text()[:200].strip()
+    with suppress(PlaywrightError):  # the page is left as an agent's declined call leaves it
+        asked.cancel.click(timeout=5_000)
+    raise RuleBroken(
+        DIALOG_RULE,
+        f"{name} asked for confirmation (「{title}」), though only the operations with a confirmation ask",
+        subject=name,
+    )
+
+
+def started(tool_page: ToolPage, name: str, call: T) -> T:
+    """A call a client started: one of an operation that asks is kept until seen decided, for a
+    dialog on the page meanwhile may be its own."""
+    if not never_asks(name):
+        tool_page.asking.append(call)
+    return call
+
+
+def _still_asking(tool_page: ToolPage) -> bool:
+    def decided(call) -> bool:
+        try:
+            return call.done()
+        except Exception:  # a call of a page since reloaded or closed
+            return True
+
+    tool_page.asking[:] = [call for call in tool_page.asking if not decided(call)]
+    return bool(tool_page.asking)
+
+
+def watched(tool_page: ToolPage, name: str, timeout: float, wait: Callable[[float], bool]) -> float:
+    """Wait up to `timeout` for a call of `name` to be decided (`wait(seconds)` says whether it was
+    within them), looking for a dialog meanwhile where the operation never asks; the seconds left."""
+    deadline = time.monotonic() + timeout
+    if never_asks(name):
+        while (left := deadline - time.monotonic()) > 0 and not wait(min(DIALOG_WATCH, left)):
+            no_dialog_meanwhile(tool_page, name)
+    return max(deadline - time.monotonic(), 0.001)
 
 
 def call_when_ready(
@@ -215,12 +281,19 @@ class InPageCall:
 
     def done(self) -> bool:
         """Whether the call has been decided (without waiting for it)."""
-        outcome = self.client.tool_page.page.evaluate(f"([id]) => {_PAGE_HELPERS}.outcome(id, 0)", [self.id])
+        return self.wait(0)
+
+    def wait(self, seconds: float) -> bool:
+        """Whether the call is decided within `seconds`."""
+        outcome = self.client.tool_page.page.evaluate(
+            f"([id, ms]) => {_PAGE_HELPERS}.outcome(id, ms)", [self.id, seconds * 1000]
+        )
         return not outcome.get("timedOut")
 
     def result(self, timeout: float = limits.CALL_RESULT) -> dict:
+        left = watched(self.client.tool_page, self.name, timeout, self.wait)
         page = self.client.tool_page.page
-        outcome = page.evaluate(f"([id, ms]) => {_PAGE_HELPERS}.outcome(id, ms)", [self.id, timeout * 1000])
+        outcome = page.evaluate(f"([id, ms]) => {_PAGE_HELPERS}.outcome(id, ms)", [self.id, left * 1000])
         return self.client.parsed(self.name, outcome, timeout)
 
 
@@ -255,7 +328,7 @@ class InPageClient(PolledClient):
         )
 
     def start(self, name: str, arguments: dict[str, Any]) -> InPageCall:
-        call = InPageCall(self, next(_ids), name, arguments)
+        call = started(self.tool_page, name, InPageCall(self, next(_ids), name, arguments))
         try:
             # Started, not awaited: the call's promise stays in the page until result() asks.
             self.tool_page.page.evaluate(
@@ -266,29 +339,39 @@ class InPageClient(PolledClient):
         return call
 
     def call(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.CALL_RESULT) -> dict:
-        """Start and await in one round trip to the page, as an agent's single call would."""
+        """Start and await in one round trip to the page, as an agent's single call would (a call
+        still undecided after DIALOG_WATCH, of an operation that never asks, is watched for a dialog)."""
         id_ = next(_ids)
+        first = min(DIALOG_WATCH, timeout) if never_asks(name) else timeout
         try:
             outcome = self.tool_page.page.evaluate(
                 f"([id, name, input, ms]) => {{ const h = {_PAGE_HELPERS}; h.start(id, name, input); return h.outcome(id, ms); }}",
-                [id_, name, arguments or {}, timeout * 1000],
+                [id_, name, arguments or {}, first * 1000],
             )
         except PlaywrightError as error:
             raise HarnessError(f"{name} (in-page): {error.message}\n{self.diagnostics()}") from None
+        if outcome.get("timedOut") and first < timeout:
+            return InPageCall(self, id_, name, arguments or {}).result(timeout - first)
         return self.parsed(name, outcome, timeout)
 
     def call_all(self, name: str, inputs: list[dict[str, Any]], timeout: float = limits.CALL_RESULT) -> list[dict]:
         """Start the calls one after another, then await them all: one round trip to the page."""
         ids = [next(_ids) for _ in inputs]
+        first = min(DIALOG_WATCH, timeout) if never_asks(name) else timeout
         try:
             outcomes = self.tool_page.page.evaluate(
                 f"([ids, name, inputs, ms]) => {{ const h = {_PAGE_HELPERS}; ids.forEach((id, i) => h.start(id, name, inputs[i]));"
                 " return Promise.all(ids.map((id) => h.outcome(id, ms))); }",
-                [ids, name, inputs, timeout * 1000],
+                [ids, name, inputs, first * 1000],
             )
         except PlaywrightError as error:
             raise HarnessError(f"{name} (in-page): {error.message}\n{self.diagnostics()}") from None
-        return [self.parsed(name, outcome, timeout) for outcome in outcomes]
+        return [
+            InPageCall(self, id_, name, arguments).result(timeout - first)
+            if outcome.get("timedOut") and first < timeout
+            else self.parsed(name, outcome, timeout)
+            for id_, arguments, outcome in zip(ids, inputs, outcomes, strict=True)
+        ]
 
 
 def call_all(

@@ -22,7 +22,17 @@ from playwright.sync_api import Error as PlaywrightError
 from harness import limits
 from harness.browsers import BrowserMissing, full_chromium
 from harness.checks import HarnessError
-from harness.clients import ConditionTimedOut, NotJsonResult, PolledClient, ToolInfo, parse_result
+from harness.clients import (
+    DIALOG_WATCH,
+    ConditionTimedOut,
+    NotJsonResult,
+    PolledClient,
+    ToolInfo,
+    never_asks,
+    parse_result,
+    started,
+    watched,
+)
 from harness.pages import RELAY_TAB_ID_KEY, ToolPage
 from harness.paths import ROOT
 
@@ -62,18 +72,25 @@ def launch_context(browser_type: BrowserType, launch_args: dict, context_args: d
 
 
 class ExtensionCall:
-    def __init__(self, client: ExtensionClient, name: str, arguments: dict):
-        self.client, self.name, self.id = client, name, next(_ids)
-        client.agent(
-            "([label, id, name, input]) => agent.start(label, id, name, input)",
-            [client.label, self.id, name, arguments],
-        )
+    def __init__(self, client: ExtensionClient, name: str, arguments: dict, started_as: int | None = None):
+        """Start a call, or (`started_as`) take over one the worker started already."""
+        self.client, self.name, self.id = client, name, started_as or next(_ids)
+        if started_as is None:
+            client.agent(
+                "([label, id, name, input]) => agent.start(label, id, name, input)",
+                [client.label, self.id, name, arguments],
+            )
 
     def done(self) -> bool:
-        return not self.client.agent("([id]) => agent.outcome(id, 0)", [self.id]).get("timedOut")
+        return self.wait(0)
+
+    def wait(self, seconds: float) -> bool:
+        """Whether the call is decided within `seconds`."""
+        return not self.client.agent("([id, ms]) => agent.outcome(id, ms)", [self.id, seconds * 1000]).get("timedOut")
 
     def result(self, timeout: float = limits.CALL_RESULT) -> dict:
-        outcome = self.client.agent("([id, ms]) => agent.outcome(id, ms)", [self.id, timeout * 1000])
+        left = watched(self.client.tool_page, self.name, timeout, self.wait)
+        outcome = self.client.agent("([id, ms]) => agent.outcome(id, ms)", [self.id, left * 1000])
         return self.client.parsed(self.name, outcome, timeout)
 
 
@@ -115,7 +132,7 @@ class ExtensionClient(PolledClient):
         return [ToolInfo.registered(t) for t in listed["tools"]]
 
     def start(self, name: str, arguments: dict[str, Any]) -> ExtensionCall:
-        return ExtensionCall(self, name, arguments)
+        return started(self.tool_page, name, ExtensionCall(self, name, arguments))
 
     def call(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.CALL_RESULT) -> dict:
         return self.start(name, arguments or {}).result(timeout)
@@ -123,8 +140,14 @@ class ExtensionClient(PolledClient):
     def call_all(self, name: str, inputs: list[dict[str, Any]], timeout: float = limits.CALL_RESULT) -> list[dict]:
         """Send the calls one after another, then await them all: one round trip to the worker."""
         ids = [next(_ids) for _ in inputs]
+        first = min(DIALOG_WATCH, timeout) if never_asks(name) else timeout
         outcomes = self.agent(
             "([label, ids, name, inputs, ms]) => agent.callAll(label, ids, name, inputs, ms)",
-            [self.label, ids, name, inputs, timeout * 1000],
+            [self.label, ids, name, inputs, first * 1000],
         )
-        return [self.parsed(name, outcome, timeout) for outcome in outcomes]
+        return [
+            ExtensionCall(self, name, {}, started_as=id_).result(timeout - first)
+            if outcome.get("timedOut") and first < timeout
+            else self.parsed(name, outcome, timeout)
+            for id_, outcome in zip(ids, outcomes, strict=True)
+        ]

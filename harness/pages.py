@@ -47,6 +47,8 @@ class ToolPage:
         self.target = target
         self.tool = tool
         self.console: list[str] = []
+        # Calls of operations that ask, started and not seen decided: a dialog may be theirs (harness.clients).
+        self.asking: list = []
         page.on("console", lambda message: self.console.append(f"[{message.type}] {message.text}"))
         page.on("pageerror", lambda error: self.console.append(f"[pageerror] {error}"))
         # Every origin the page contacts, WebSockets included (the report's network findings).

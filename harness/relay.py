@@ -28,7 +28,7 @@ from mcp.client.stdio import stdio_client
 from playwright.sync_api import BrowserContext
 
 from harness import limits
-from harness.clients import ConditionTimedOut, HarnessError, ToolInfo, call_when_ready, parse_result
+from harness.clients import ConditionTimedOut, HarnessError, ToolInfo, call_when_ready, parse_result, started, watched
 from harness.pages import GIVEN_TAB_IDS, HARNESS_SOCKET_PATH, ToolPage
 from harness.paths import NODE_MODULES
 from harness.processes import dying_with_parent
@@ -193,9 +193,17 @@ class RelayCall:
         pump(self.tool_page)
         return self.future.done()
 
+    def wait(self, seconds: float) -> bool:
+        """Whether the call is decided within `seconds`."""
+        deadline = time.monotonic() + seconds
+        while not self.done() and time.monotonic() < deadline:
+            with suppress(Exception):
+                self.future.result(0.05)
+        return self.future.done()
+
     def raw(self, timeout: float = limits.CALL_RESULT) -> tuple[bool, str]:
         """(isError, text) as the MCP client received it."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + watched(self.tool_page, self.name, timeout, self.wait)
         while not self.future.done() and time.monotonic() < deadline:
             try:
                 self.future.result(0.05)
@@ -346,12 +354,16 @@ class RelayClient:
 
     def start(self, name: str, arguments: dict[str, Any], exposed_name: str | None = None) -> RelayCall:
         exposed = exposed_name or self.exposed_name(name)
-        return RelayCall(
-            self.relay.submit(self.relay.session.call_tool(exposed, arguments)),
-            name,
-            self.relay,
+        return started(
             self.tool_page,
-            exposed,
+            name,
+            RelayCall(
+                self.relay.submit(self.relay.session.call_tool(exposed, arguments)),
+                name,
+                self.relay,
+                self.tool_page,
+                exposed,
+            ),
         )
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict:

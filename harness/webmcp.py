@@ -17,7 +17,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness import limits
 from harness.checks import HarnessError
-from harness.clients import ConditionTimedOut, NotJsonResult, PolledClient, ToolInfo
+from harness.clients import ConditionTimedOut, NotJsonResult, PolledClient, ToolInfo, never_asks, started, watched
 from harness.pages import ToolPage
 
 # page.webmcp's names for the hints the page registers.
@@ -80,9 +80,19 @@ class WebMCPCall:
         self.client.tool_page.page.evaluate("0")
         return self._call.done()
 
+    def wait(self, seconds: float) -> bool:
+        """Whether the call is decided within `seconds`."""
+        try:
+            self._call.result(seconds)
+        except (TimeoutError, PlaywrightTimeoutError):
+            return False
+        except PlaywrightError:
+            pass  # decided: result() reports it
+        return True
+
     def result(self, timeout: float = limits.CALL_RESULT) -> dict:
         try:
-            value = self._call.result(timeout)
+            value = self._call.result(watched(self.client.tool_page, self.name, timeout, self.wait))
         except (TimeoutError, PlaywrightTimeoutError):
             raise ConditionTimedOut(
                 f"{self.name} (webmcp): no answer in {timeout:.0f} s\n{self.client.diagnostics()}"
@@ -116,9 +126,11 @@ class WebMCPClient(PolledClient):
         ]
 
     def start(self, name: str, arguments: dict[str, Any]) -> WebMCPCall:
-        return WebMCPCall(self, name, arguments)
+        return started(self.tool_page, name, WebMCPCall(self, name, arguments))
 
     def call(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = limits.CALL_RESULT) -> dict:
+        if never_asks(name):  # watched for a dialog while it waits
+            return self.start(name, arguments or {}).result(timeout)
         try:
             value = self.tool_page.page.webmcp.call_tool(name, arguments or {}, timeout=timeout * 1000)
         except PlaywrightTimeoutError:

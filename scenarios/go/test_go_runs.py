@@ -178,9 +178,13 @@ def test_without_timeout_ms_the_limit_is_30_seconds(context, clocked_agent):
     """timeoutMs のデフォルトは 30,000: 省いた呼び出しは、30 秒までは終わらず、30 秒を過ぎると timeout になる。"""
     ran(clocked_agent)  # Yaegi loaded: its load is outside the limit
     write_main(clocked_agent, "for {\n}")
-    call = clocked_agent.client.start("go_run", {})
-    clocked_agent.client.call("go_list_files", {})  # answered only once the run before it has arrived
-    times_out_at_30_seconds(context, call, "go.timeout")
+    times_out_at_30_seconds(
+        context,
+        clocked_agent.tool_page,
+        lambda: clocked_agent.client.start("go_run", {}),
+        lambda: clocked_agent.client.call("go_list_files", {}),  # answered only once the run before it has arrived
+        "go.timeout",
+    )
 
 
 @pytest.mark.rules("go.output-tail")

@@ -146,5 +146,10 @@ def test_a_program_is_written_run_and_deleted_on_the_isolated_page(agent, tool_p
 @pytest.mark.one_driver("the default limit is the page's, whichever way the call arrives")
 def test_without_timeout_ms_the_limit_is_30_seconds(context, clocked_agent):
     """timeoutMs のデフォルトは 30,000: 省いた呼び出しは、30 秒までは終わらず、30 秒を過ぎると timeout になる。"""
-    call = clocked_agent.client.start("node_run_command", {"command": "sleep", "args": ["600"]})
-    times_out_at_30_seconds(context, call, "node.run-timeout")
+    times_out_at_30_seconds(
+        context,
+        clocked_agent.tool_page,
+        lambda: clocked_agent.client.start("node_run_command", {"command": "sleep", "args": ["600"]}),
+        lambda: None,  # the command's start is the call's: started, it has arrived
+        "node.run-timeout",
+    )

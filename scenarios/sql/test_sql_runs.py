@@ -156,9 +156,13 @@ def test_past_its_timeout_the_database_is_back_to_its_start_and_the_page_says_so
 def test_without_timeout_ms_the_limit_is_30_seconds(context, clocked_agent):
     """timeoutMs のデフォルトは 30,000: 省いた呼び出しは、30 秒までは終わらず、30 秒を過ぎると timeout になる。"""
     ran(clocked_agent, "select 1")  # PGlite loaded: its load is outside the limit
-    call = clocked_agent.client.start("sql_run_query", {"sql": "select pg_sleep(600)"})
-    clocked_agent.read()  # answered only once the run before it has arrived
-    times_out_at_30_seconds(context, call, "sql.timeout")
+    times_out_at_30_seconds(
+        context,
+        clocked_agent.tool_page,
+        lambda: clocked_agent.client.start("sql_run_query", {"sql": "select pg_sleep(600)"}),
+        clocked_agent.read,  # answered only once the run before it has arrived
+        "sql.timeout",
+    )
 
 
 def description_of_run(agent) -> str:
