@@ -17,6 +17,8 @@
   and later ones through the in-page client, against PGlite's own start and query in a worker of the same
   page (the reference's db.worker.js, given the files' bytes);
 - xdist: the log's and the storage's scenarios on two workers against one (target: 1.6× faster);
+- a broken rule's cost: go's scenarios with go_write_file asking for confirmation (a fault) against
+  the conformant reference (target: at most 1.5×; `--fault-cost` for this one alone);
 - where a main job's worker time went (from its results.json, by default the test command's
   verification/selftest/results.json; `--results FILE` for another): the share of set-up and
   teardown (target: at most 30 %), per call path; the main job's wall time (target: 10 min), and what
@@ -326,6 +328,45 @@ def workers_speedup() -> tuple[int, float, float]:
     return runs, seconds[0], seconds[1]
 
 
+# One tool's scenarios, and a fault of it that asks where the spec says nothing asks.
+FAULT_COST_SCENARIOS = ["scenarios/go", "scenarios/test_files.py"]
+FAULT_COST_FAULT = "go-write-confirms"
+
+
+def fault_cost() -> tuple[int, float, float]:
+    """Wall time of one tool's scenarios (go's, chromium-noflag, in-page, two workers) against the
+    reference as it is and with go_write_file asking: (runs, conformant seconds, faulty seconds)."""
+    from harness.sessions import scenarios_command
+
+    seconds = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for faults in ([], [FAULT_COST_FAULT]):
+            rows = Path(tmp) / f"rows-{len(faults)}.json"
+            command = scenarios_command(
+                workers=2,
+                nodeids=FAULT_COST_SCENARIOS,
+                rows=rows,
+                artifacts=Path(tmp) / "artifacts",
+                browsers=["chromium-noflag"],
+                call_paths=["in-page"],
+                faults=faults,
+                quiet=True,
+                extra=["-k", "go"],
+            )
+            seconds.append(timed(command, check=False))
+        runs = len(json.loads(rows.read_text(encoding="utf-8"))) if rows.exists() else 0
+    return runs, seconds[0], seconds[1]
+
+
+def print_fault_cost() -> None:
+    runs, clean, faulty = fault_cost()
+    ratio = faulty / clean
+    print(
+        f"{runs} go scenario runs with {FAULT_COST_FAULT} against the conformant reference: {faulty:.1f} s / "
+        f"{clean:.1f} s = {ratio:.2f}× / 1.5× target = {ratio / 1.5:.2f}"
+    )
+
+
 CALL_COST_TARGETS = {"in-page": 1.5, "relay": 5, "webmcp": 5, "extension": 5}
 MAIN_JOB_RESULTS = ROOT / "verification" / "selftest" / "results.json"
 
@@ -399,7 +440,13 @@ def main() -> None:
         metavar="FILE",
         help="only the set-up share of this main job's results.json (takes no browser)",
     )
+    parser.add_argument(
+        "--fault-cost", action="store_true", help="only the cost of a fault that asks where nothing asks"
+    )
     args = parser.parse_args()
+    if args.fault_cost:
+        print_fault_cost()
+        return
     if args.results:
         setup_share(args.results)
         return
@@ -441,6 +488,7 @@ def main() -> None:
         f"{runs} scenario runs on -n 2 against -n 1: {one:.1f} s / {two:.1f} s = {one / two:.2f}× faster "
         f"/ 1.6× target = {1.6 / (one / two):.2f}"
     )
+    print_fault_cost()
     if MAIN_JOB_RESULTS.exists():
         setup_share(MAIN_JOB_RESULTS)
         wall_against_ready_times(MAIN_JOB_RESULTS, {tool: fresh for tool, fresh, _ in measured})

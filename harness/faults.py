@@ -46,6 +46,12 @@ class Fault:
     breaks: str
     tool: str  # where the fault shows; proven there
     path: str = "in-page"  # the call path it is proven on, where its scenarios take one
+    hangs: str = ""  # a fault that makes the page never answer breaks no rule a check can see: why it is left out
+
+
+def provable() -> list[Fault]:
+    """The faults the proof runs: each breaks a rule that a check of it catches."""
+    return [fault for fault in catalog() if not fault.hangs]
 
 
 def catalog_files() -> list[tuple[Path, str | None]]:
@@ -60,16 +66,22 @@ def catalog() -> list[Fault]:
         entries = tomllib.loads(path.read_text(encoding="utf-8"))
         default_tool = entries.pop("default_tool", default_tool)
         for name, entry in entries.items():
-            unknown = set(entry) - {"rule", "breaks", "tool", "path"}
-            if unknown or "rule" not in entry or "breaks" not in entry:
+            unknown = set(entry) - {"rule", "breaks", "tool", "path", "hangs"}
+            if unknown or ("rule" in entry) == ("hangs" in entry) or "breaks" not in entry:
                 problems.append(
-                    f"{path.relative_to(ROOT)}: {name}: needs rule and breaks; unknown keys {sorted(unknown)}"
+                    f"{path.relative_to(ROOT)}: {name}: needs breaks and either rule or hangs; "
+                    f"unknown keys {sorted(unknown)}"
                 )
                 continue
             fault = Fault(
-                name, entry["rule"], entry["breaks"], entry.get("tool", default_tool), entry.get("path", "in-page")
+                name,
+                entry.get("rule", ""),
+                entry["breaks"],
+                entry.get("tool", default_tool),
+                entry.get("path", "in-page"),
+                entry.get("hangs", ""),
             )
-            if fault.rule not in BY_ID:
+            if not fault.hangs and fault.rule not in BY_ID:
                 problems.append(f"{path.relative_to(ROOT)}: {name}: unknown rule {fault.rule}")
             if fault.tool not in tools.NAMES or fault.path not in drivers.DRIVERS:
                 problems.append(f"{path.relative_to(ROOT)}: {name}: unknown tool {fault.tool!r} or path {fault.path!r}")
@@ -107,7 +119,7 @@ class FaultProofPlugin:
     """Active with --prove-faults: parametrizes scenarios by the faults of their rules."""
 
     def __init__(self, only: list[str] | None, with_clean: bool, sentinels: list[str] | None = None):
-        self.faults = {f.name: f for f in catalog() if not only or f.name in only}
+        self.faults = {f.name: f for f in provable() if not only or f.name in only}
         self.with_clean = with_clean
         self.sentinels = set(self.faults) if sentinels is None else set(sentinels)
 
@@ -282,7 +294,7 @@ def unobserved(faults: list[Fault], verdicts: list[Verdict]) -> list[Fault]:
 def run_proof(legs: list[Leg], workers: int, only: list[str] | None = None, out: Path | None = None) -> int:
     """Runs the legs in order and judges every fault on every browser of each. A fault must be
     caught wherever it is observable, and somewhere."""
-    chosen = [f for f in catalog() if not only or f.name in only]
+    chosen = [f for f in provable() if not only or f.name in only]
     verdicts: list[tuple[Leg, Verdict]] = []
     all_rows: list[dict] = []
     # The sentinel shows a fault reaches no other rule: once per fault, in the first leg that runs it.
@@ -355,6 +367,9 @@ def run_proof(legs: list[Leg], workers: int, only: list[str] | None = None, out:
 def list_catalog(pytest_args: list[str]) -> int:
     by_rule = scenarios_by_rule(pytest_args)
     for fault in catalog():
+        if fault.hangs:
+            print(f"{fault.name}  [{fault.tool}, {fault.path}]\n  {fault.breaks}\n  not proven: {fault.hangs}")
+            continue
         scenarios = sorted({node.split("[")[0] for node in by_rule.get(fault.rule, [])})
         print(
             f"{fault.name}  [{fault.tool}, {fault.path}]\n  breaks {fault.rule}: {fault.breaks}\n"

@@ -29,6 +29,7 @@ from harness.paths import SCENARIOS
 from harness.rules import BY_ID
 from harness.targets import PROFILE_KEYS, Target, TargetError, check_reachable, load_profile, served_at
 from harness.watchdog import Watchdog, WatchdogExpired
+from harness.watchdog import available as watchdog_available
 
 if TYPE_CHECKING:
     from harness.relay import Relay  # imported where a relay starts: it loads the MCP SDK
@@ -139,7 +140,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[WATCHDOG_LIMIT_KEY] = float(
         getattr(config.option, "timeout", None) or os.environ.get("PYTEST_TIMEOUT") or limits.SCENARIO
     )
-    config.option.timeout = 0
+    if watchdog_available():  # elsewhere (no SIGALRM) pytest-timeout's timer is what there is
+        config.option.timeout = 0
+    else:
+        config.option.timeout = config.stash[WATCHDOG_LIMIT_KEY]
     if config.getoption("--browser-config"):  # pytest-playwright's browser_name: every configuration asked for
         config.option.browser = list(
             dict.fromkeys([*(config.option.browser or []), *config.getoption("--browser-config")])
@@ -706,7 +710,7 @@ def pytest_runtest_setup(item: pytest.Item):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    WATCHDOG.arm(max(WATCHDOG.remaining(), 0.001), f"the call of {item.nodeid}")
+    WATCHDOG.arm(WATCHDOG.remaining(item.config.stash[WATCHDOG_LIMIT_KEY]), f"the call of {item.nodeid}")
     yield
 
 

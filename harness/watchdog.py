@@ -59,8 +59,9 @@ class Watchdog:
         signal.signal(signal.SIGALRM, self._expired)
         signal.setitimer(signal.ITIMER_REAL, seconds)
 
-    def remaining(self) -> float:
-        return 0.0 if self._deadline is None else max(0.0, self._deadline - time.monotonic())
+    def remaining(self, otherwise: float) -> float:
+        """The seconds left of the running timer (at least a moment), or `otherwise` where none runs."""
+        return otherwise if self._deadline is None else max(0.001, self._deadline - time.monotonic())
 
     def disarm(self) -> None:
         if available():
