@@ -221,6 +221,12 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument(
         "--shard", metavar="I/N", help="run only the I-th of N parts (one per machine; join them with `report --merge`)"
     )
+    verify.add_argument(
+        "--shard-durations",
+        metavar="FILE",
+        help="with --shard: deal the runs out by these measured durations (an earlier run's durations.json; "
+        "default: the output folder's, where an earlier run wrote one)",
+    )
     verify.add_argument("pytest_args", nargs="*", help="further pytest arguments (after --)")
     verify.set_defaults(run=_verify)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from harness import html_report
 from harness.report import merge_runs, render
+from harness.shards import DURATIONS, write_durations
 
 
 def write_reports(out: Path, results: list[dict], run: dict, langs: list[str]) -> None:
@@ -39,5 +40,6 @@ def merge(folders: list[Path], out: Path, langs: list[str]) -> int:
             if (folder / part).is_dir():
                 shutil.copytree(folder / part, out / part, dirs_exist_ok=True)
     (out / "results.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
+    write_durations(out / DURATIONS, rows)  # the next sharded run's split, from every shard's measurements
     write_reports(out, rows, merge_runs(runs), langs)
     return 0

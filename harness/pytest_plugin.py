@@ -27,6 +27,7 @@ from harness.pages import ToolPage, new_tool_page
 from harness.pages import scripts_when_off as read_scripts_when_off
 from harness.paths import SCENARIOS
 from harness.rules import BY_ID
+from harness.shards import in_shard, parse_shard, read_durations
 from harness.targets import PROFILE_KEYS, Target, TargetError, check_reachable, load_profile, served_at
 from harness.watchdog import Watchdog, WatchdogExpired
 from harness.watchdog import available as watchdog_available
@@ -130,6 +131,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run only the I-th of N parts of the scenarios (1-based), one part per machine; "
         "python -m harness report --merge joins their folders into one table",
     )
+    harness.addoption(
+        "--shard-durations",
+        default=None,
+        metavar="FILE",
+        help="with --shard: split by these measured durations (a run's durations.json) instead of by count",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -225,31 +232,18 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--evidence"):
         checks.evidence_folder = Path(config.getoption("--evidence"))
     if config.getoption("--shard"):
-        config.stash[SHARD_KEY] = parse_shard(config.getoption("--shard"))
+        durations = config.getoption("--shard-durations")
+        config.stash[SHARD_KEY] = (
+            *parse_shard(config.getoption("--shard")),
+            read_durations(Path(durations)) if durations else None,
+        )
     if config.getoption("--results-json"):
         config.pluginmanager.register(
             results.ResultsRecorder(Path(config.getoption("--results-json"))), "harness-results"
         )
 
 
-SHARD_KEY = pytest.StashKey[tuple[int, int]]()
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """'2/4' → (2, 4); anything else is one usage error."""
-    try:
-        index, count = (int(part) for part in text.split("/"))
-    except ValueError:
-        raise pytest.UsageError(f"--shard takes I/N (e.g. 1/4), not {text!r}") from None
-    if not 1 <= index <= count:
-        raise pytest.UsageError(f"--shard {text}: I must be between 1 and N")
-    return index, count
-
-
-def in_shard(nodeids: list[str], index: int, count: int) -> set[str]:
-    """The nodeids of part `index` of `count`: every nodeid in exactly one part, the parts within
-    one of each other in size, the same on every machine (whatever order collection gave)."""
-    return set(sorted(nodeids)[index - 1 :: count])
+SHARD_KEY = pytest.StashKey[tuple[int, int, dict[str, float] | None]]()
 
 
 RELAY_GROUP = "relay-fixed-port"
@@ -288,11 +282,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             item.add_marker(pytest.mark.flaky(reruns=1, only_rerun=list(RERUN_ONLY), rerun_except=list(NEVER_RERUN)))
     if SHARD_KEY in config.stash:
-        mine = in_shard([item.nodeid for item in items], *config.stash[SHARD_KEY])
-        others = [item for item in items if item.nodeid not in mine]
+        mine = in_shard([results.plain_nodeid(item.nodeid) for item in items], *config.stash[SHARD_KEY])
+        others = [item for item in items if results.plain_nodeid(item.nodeid) not in mine]
         if others:
             config.hook.pytest_deselected(items=others)
-            items[:] = [item for item in items if item.nodeid in mine]
+            items[:] = [item for item in items if results.plain_nodeid(item.nodeid) in mine]
     # One browser configuration after the other, each in the order pytest gave: a worker's browser
     # (and its warm tabs) is torn down whenever the next scenario needs the other configuration,
     # and pytest's grouping of the session-scoped parameters left 27 such switches.

@@ -232,6 +232,7 @@ def real_target_slice(out: Path, workers: str) -> int:
                 workers=workers,
                 real_time=False,
                 shard=None,
+                shard_durations=None,
                 pytest_args=REAL_TARGET_SCENARIOS,
             )
         )
@@ -270,6 +271,7 @@ def main_job_args(out: Path, workers: str, browsers: list[str] | None = None) ->
         workers=workers,
         real_time=False,
         shard=None,
+        shard_durations=None,
         pytest_args=[
             *(part for name in every_latitude() for part in ("--latitude", name)),
             "--latitudes-only-on",

@@ -18,9 +18,9 @@ from harness.browsers import CONFIGS, BrowserMissing, cannot_open_a_page, resolv
 from harness.drivers import DRIVERS
 from harness.paths import ROOT
 from harness.publish import write_reports
-from harness.pytest_plugin import parse_shard
 from harness.report import check_report, describe_run
 from harness.sessions import scenarios_command
+from harness.shards import DURATIONS, parse_shard, write_durations
 from harness.targets import TargetError, load_profile
 
 
@@ -101,6 +101,12 @@ def run(args) -> int:
     for status in statuses:
         print(f"verify: {status.name}: {status.detail}", flush=True)
     runnable = [s.name for s in statuses if s.available]
+    # A shard is dealt by the durations an earlier run measured: the file named, else this folder's.
+    measured = Path(args.shard_durations) if args.shard_durations else out / DURATIONS
+    if args.shard_durations and not measured.is_file():
+        print(f"verify: --shard-durations {measured}: no such file", file=sys.stderr)
+        return 2
+    durations = measured if measured.is_file() else None
     code = 0
     if runnable:
         # Scenario paths among the pytest arguments replace the default (every scenario).
@@ -121,11 +127,13 @@ def run(args) -> int:
                 *(["--base-url", args.base_url] if args.base_url else []),
                 *(["--real-time"] if args.real_time else []),
                 *(["--shard", args.shard] if args.shard else []),
+                *(["--shard-durations", str(durations)] if args.shard and durations else []),
                 *(arg for arg in args.pytest_args if arg not in chosen),
             ],
         )
         code = subprocess.run(command, cwd=ROOT).returncode
     results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else []
+    write_durations(out / DURATIONS, results)
     write_reports(
         out, results, describe_run(statuses, args, ai_tools), langs=["ja", args.lang] if args.lang != "ja" else ["ja"]
     )
