@@ -302,30 +302,36 @@ def sql_against_pglite(calls: int = 20) -> dict[str, float]:
     return {"ready": ready, "first": first, "later": later, "pglite_start": raw["start"], "pglite_query": raw["query"]}
 
 
-SPEEDUP_SCENARIOS = ["scenarios/test_log.py", "scenarios/test_storage.py"]
-
-
-def workers_speedup() -> tuple[int, float, float]:
-    """Wall time of the same scenarios (the log's and the storage's, chromium-noflag, in-page) on one
-    xdist worker and on two: (runs, seconds with -n 1, seconds with -n 2)."""
+def two_runs(nodeids: list[str], first: dict, second: dict, extra: tuple[str, ...] = ()) -> tuple[int, float, float]:
+    """Wall time of the same scenarios (chromium-noflag, in-page) run twice, with `first` and then
+    `second` as scenarios_command's settings: (runs, first seconds, second seconds)."""
     from harness.sessions import scenarios_command
 
     seconds = []
     with tempfile.TemporaryDirectory() as tmp:
-        for workers in (1, 2):
-            rows = Path(tmp) / f"rows-{workers}.json"
+        for number, settings in enumerate((first, second)):
+            rows = Path(tmp) / f"rows-{number}.json"
             command = scenarios_command(
-                workers=workers,
-                nodeids=SPEEDUP_SCENARIOS,
+                nodeids=nodeids,
                 rows=rows,
                 artifacts=Path(tmp) / "artifacts",
                 browsers=["chromium-noflag"],
                 call_paths=["in-page"],
                 quiet=True,
+                extra=extra,
+                **settings,
             )
             seconds.append(timed(command, check=False))
         runs = len(json.loads(rows.read_text(encoding="utf-8"))) if rows.exists() else 0
     return runs, seconds[0], seconds[1]
+
+
+SPEEDUP_SCENARIOS = ["scenarios/test_log.py", "scenarios/test_storage.py"]
+
+
+def workers_speedup() -> tuple[int, float, float]:
+    """The log's and the storage's scenarios on one xdist worker and on two."""
+    return two_runs(SPEEDUP_SCENARIOS, {"workers": 1}, {"workers": 2})
 
 
 # One tool's scenarios, and a fault of it that asks where the spec says nothing asks.
@@ -334,28 +340,10 @@ FAULT_COST_FAULT = "go-write-confirms"
 
 
 def fault_cost() -> tuple[int, float, float]:
-    """Wall time of one tool's scenarios (go's, chromium-noflag, in-page, two workers) against the
-    reference as it is and with go_write_file asking: (runs, conformant seconds, faulty seconds)."""
-    from harness.sessions import scenarios_command
-
-    seconds = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for faults in ([], [FAULT_COST_FAULT]):
-            rows = Path(tmp) / f"rows-{len(faults)}.json"
-            command = scenarios_command(
-                workers=2,
-                nodeids=FAULT_COST_SCENARIOS,
-                rows=rows,
-                artifacts=Path(tmp) / "artifacts",
-                browsers=["chromium-noflag"],
-                call_paths=["in-page"],
-                faults=faults,
-                quiet=True,
-                extra=["-k", "go"],
-            )
-            seconds.append(timed(command, check=False))
-        runs = len(json.loads(rows.read_text(encoding="utf-8"))) if rows.exists() else 0
-    return runs, seconds[0], seconds[1]
+    """Go's scenarios on two workers against the reference as it is and with go_write_file asking."""
+    return two_runs(
+        FAULT_COST_SCENARIOS, {"workers": 2}, {"workers": 2, "faults": [FAULT_COST_FAULT]}, extra=("-k", "go")
+    )
 
 
 def print_fault_cost() -> None:
