@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 
 from harness import contract, limits
 from harness.checks import HarnessError, RuleBroken, held
-from harness.pages import CANCEL_LABEL, ConfirmDialog, ToolPage
+from harness.pages import ToolPage
 
 RESULT_RULE = "result.json-string"
 DIALOG_RULE = "confirm.which"
@@ -114,12 +114,9 @@ def no_dialog_meanwhile(tool_page: ToolPage, name: str) -> None:
     """While a call of `name`, which never asks, is undecided: a confirmation dialog on the page
     (the dialog role with the spec's やめる button, whatever else the page calls a dialog) is a
     broken confirm.which, reported with its title once it has been answered やめる."""
-    dialog = tool_page.page.get_by_role("dialog").filter(
-        has=tool_page.page.get_by_role("button", name=CANCEL_LABEL, exact=True)
-    )
-    if not dialog.first.is_visible() or _still_asking(tool_page):
+    asked = tool_page.any_confirmation
+    if not asked.root.is_visible() or _still_asking(tool_page):
         return
-    asked = ConfirmDialog(dialog.first)
     try:
         title = asked.title.first.inner_text(timeout=2_000).strip()
     except PlaywrightError:
@@ -150,6 +147,12 @@ def _still_asking(tool_page: ToolPage) -> bool:
 
     tool_page.asking[:] = [call for call in tool_page.asking if not decided(call)]
     return bool(tool_page.asking)
+
+
+def first_wait(name: str, timeout: float) -> float:
+    """How long a client's first wait for a call may be: DIALOG_WATCH where the operation never
+    asks (then the wait goes on through `watched`), else the whole timeout."""
+    return min(DIALOG_WATCH, timeout) if never_asks(name) else timeout
 
 
 def watched(tool_page: ToolPage, name: str, timeout: float, wait: Callable[[float], bool]) -> float:
@@ -342,7 +345,7 @@ class InPageClient(PolledClient):
         """Start and await in one round trip to the page, as an agent's single call would (a call
         still undecided after DIALOG_WATCH, of an operation that never asks, is watched for a dialog)."""
         id_ = next(_ids)
-        first = min(DIALOG_WATCH, timeout) if never_asks(name) else timeout
+        first = first_wait(name, timeout)
         try:
             outcome = self.tool_page.page.evaluate(
                 f"([id, name, input, ms]) => {{ const h = {_PAGE_HELPERS}; h.start(id, name, input); return h.outcome(id, ms); }}",
@@ -357,7 +360,7 @@ class InPageClient(PolledClient):
     def call_all(self, name: str, inputs: list[dict[str, Any]], timeout: float = limits.CALL_RESULT) -> list[dict]:
         """Start the calls one after another, then await them all: one round trip to the page."""
         ids = [next(_ids) for _ in inputs]
-        first = min(DIALOG_WATCH, timeout) if never_asks(name) else timeout
+        first = first_wait(name, timeout)
         try:
             outcomes = self.tool_page.page.evaluate(
                 f"([ids, name, inputs, ms]) => {{ const h = {_PAGE_HELPERS}; ids.forEach((id, i) => h.start(id, name, inputs[i]));"

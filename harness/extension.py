@@ -23,12 +23,11 @@ from harness import limits
 from harness.browsers import BrowserMissing, full_chromium
 from harness.checks import HarnessError
 from harness.clients import (
-    DIALOG_WATCH,
     ConditionTimedOut,
     NotJsonResult,
     PolledClient,
     ToolInfo,
-    never_asks,
+    first_wait,
     parse_result,
     started,
     watched,
@@ -140,7 +139,7 @@ class ExtensionClient(PolledClient):
     def call_all(self, name: str, inputs: list[dict[str, Any]], timeout: float = limits.CALL_RESULT) -> list[dict]:
         """Send the calls one after another, then await them all: one round trip to the worker."""
         ids = [next(_ids) for _ in inputs]
-        first = min(DIALOG_WATCH, timeout) if never_asks(name) else timeout
+        first = first_wait(name, timeout)
         outcomes = self.agent(
             "([label, ids, name, inputs, ms]) => agent.callAll(label, ids, name, inputs, ms)",
             [self.label, ids, name, inputs, first * 1000],

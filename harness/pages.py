@@ -84,6 +84,16 @@ class ToolPage:
         return ConfirmDialog(self.page.get_by_role("dialog"))
 
     @property
+    def any_confirmation(self) -> ConfirmDialog:
+        """The first confirmation dialog shown, told from whatever else the page calls a dialog by the
+        spec's やめる button."""
+        return ConfirmDialog(
+            self.page.get_by_role("dialog")
+            .filter(has=self.page.get_by_role("button", name=CANCEL_LABEL, exact=True))
+            .first
+        )
+
+    @property
     def storage(self) -> PermissionStorage:
         return PermissionStorage(self.page, self.tool)
 
