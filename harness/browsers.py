@@ -13,6 +13,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import firefox_chroot
+
 # Chromium's background services try Google's hosts at start; they are noise for the network
 # findings and are refused on closed networks.
 CHROMIUM_QUIET_ARGS = (
@@ -30,8 +32,9 @@ SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/g
 # scenarios: 278 s against 361 s with the full browser, 35 % less CPU. It loads no extension
 # and shows no window, so the agent extension's path and --headed launch the full browser.
 SYSTEM_HEADLESS_SHELL = ("/usr/bin/chromium-headless-shell",)
-# A system Firefox (Debian's firefox-esr) where Playwright's own build is missing: Playwright drives
-# it over WebDriver BiDi (channel moz-firefox), as far as that Firefox knows the commands it sends.
+# A system Firefox where Playwright's own build is missing: Playwright drives it over WebDriver BiDi
+# (channel moz-firefox), as far as that Firefox knows the commands it sends. Where the host's is
+# too old for them, setup builds Debian unstable's in a chroot (harness.firefox_chroot).
 SYSTEM_FIREFOX = ("/usr/bin/firefox-esr", "/usr/bin/firefox")
 BIDI_CHANNEL = "moz-firefox"
 
@@ -70,7 +73,7 @@ class ResolvedBrowser:
 
     config: BrowserConfig
     executable_path: str | None
-    source: str  # "playwright" | "system" | "system headless shell" | "system, WebDriver BiDi"
+    source: str  # "playwright" | "system" | "system headless shell" | "<where>, WebDriver BiDi"
     channel: str | None = None  # Playwright's channel (a system Firefox is driven over WebDriver BiDi)
 
     def launch_options(self) -> dict:
@@ -88,6 +91,8 @@ def install_hint(engine: str) -> str:
     hint = f"python -m playwright install --with-deps {engine}"
     if engine == "chromium":
         hint += " (or `apt-get install chromium`, or set HARNESS_CHROMIUM to a Chromium binary)"
+    if engine == "firefox":
+        hint += " (or run bin/setup as root on Debian, or set HARNESS_FIREFOX to a Firefox binary)"
     return hint
 
 
@@ -102,8 +107,17 @@ def system_chromium() -> str | None:
     return found
 
 
-def system_firefox() -> str | None:
-    return next((path for path in SYSTEM_FIREFOX if Path(path).is_file()), None) or shutil.which("firefox")
+def system_firefox() -> tuple[str, str] | None:
+    """A Firefox to drive over BiDi and where it comes from: HARNESS_FIREFOX, the chroot setup
+    built (only where the host's failed the launch probe), the host's."""
+    override = os.environ.get("HARNESS_FIREFOX")
+    if override:
+        return (override, "HARNESS_FIREFOX") if Path(override).is_file() else None
+    chroot = firefox_chroot.installed()
+    if chroot:
+        return chroot, "Debian unstable in a chroot"
+    host = next((path for path in SYSTEM_FIREFOX if Path(path).is_file()), None) or shutil.which("firefox")
+    return (host, "system") if host else None
 
 
 def system_headless_shell() -> str | None:
@@ -127,6 +141,8 @@ def full_chromium(executable_path: str | None) -> str | None:
 def resolve(config: BrowserConfig, playwright_executable: str, headless: bool = True) -> ResolvedBrowser:
     """Find an executable: Playwright's own build first, then (Chromium only) a system one, its
     headless shell for a headless run where it is installed."""
+    if config.engine == "firefox" and os.environ.get("HARNESS_FIREFOX") and not system_firefox():
+        raise BrowserMissing(f"HARNESS_FIREFOX={os.environ['HARNESS_FIREFOX']} is not a file")
     if config.engine == "chromium" and os.environ.get("HARNESS_CHROMIUM"):
         path = system_chromium()
         if path is None:
@@ -141,8 +157,9 @@ def resolve(config: BrowserConfig, playwright_executable: str, headless: bool = 
         path = system_chromium()
         if path:
             return ResolvedBrowser(config, path, "system")
-    if config.engine == "firefox" and system_firefox():
-        return ResolvedBrowser(config, system_firefox(), "system, WebDriver BiDi", BIDI_CHANNEL)
+    firefox = system_firefox() if config.engine == "firefox" else None
+    if firefox:
+        return ResolvedBrowser(config, firefox[0], f"{firefox[1]}, WebDriver BiDi", BIDI_CHANNEL)
     raise BrowserMissing(f"{config.engine} is not installed; install it with `{install_hint(config.engine)}`")
 
 
