@@ -26,6 +26,7 @@ from harness.checks import HarnessError, RuleBroken, held
 from harness.pages import ToolPage
 
 RESULT_RULE = "result.json-string"
+REGISTRATION_RULE = "registration.operations"
 DIALOG_RULE = "confirm.which"
 # How often the wait for an operation that never asks looks for a confirmation dialog: a dialog
 # where none is due is reported within this, not after the page's 50-second decline.
@@ -64,6 +65,22 @@ class NotJsonResult(RuleBroken):
 
     def __init__(self, message: str):
         super().__init__(RESULT_RULE, message)
+
+
+class ToolsRefused(RuleBroken):
+    """document.modelContext.getTools() rejected: the page's operations cannot be listed, nor called,
+    by anyone in this browser."""
+
+    def __init__(self, context: str, outcome: dict):
+        message = f"{context}: document.modelContext.getTools() rejected with {outcome['refused']}"
+        if outcome.get("originAgentCluster") is False:
+            # The MCP-B polyfill (5.1.0) refuses every page outside an origin-keyed agent cluster;
+            # Chromium keys by origin unasked, Firefox only where the document is served so.
+            message += (
+                "; the page is not in an origin-keyed agent cluster (window.originAgentCluster is false), "
+                "which the MCP-B polyfill refuses: serve the page with the header `Origin-Agent-Cluster: ?1`"
+            )
+        super().__init__(REGISTRATION_RULE, message)
 
 
 class PendingCall(Protocol):
@@ -233,10 +250,21 @@ _PAGE_HELPERS = r"""
     const tools = await mc.getTools();
     return tools.filter((t) => !t.window || t.window === window);
   };
+  // getTools refusing is the page's answer, not the harness's trouble: handed back with what explains it.
+  const refusal = (error) => ({
+    refused: `${error?.name}: ${error?.message}`,
+    originAgentCluster: globalThis.originAgentCluster ?? null,
+  });
   window.__harness = {
     calls: new Map(),
     async tools() {
-      return (await ownTools()).map((t) => ({
+      let tools;
+      try {
+        tools = await ownTools();
+      } catch (error) {
+        return refusal(error);
+      }
+      return tools.map((t) => ({
         name: t.name,
         description: t.description ?? '',
         inputSchema: typeof t.inputSchema === 'string' ? JSON.parse(t.inputSchema) : (t.inputSchema ?? {}),
@@ -245,7 +273,13 @@ _PAGE_HELPERS = r"""
     },
     start(id, name, input) {
       const run = async () => {
-        const tool = (await ownTools()).find((t) => t.name === name);
+        let tools;
+        try {
+          tools = await ownTools();
+        } catch (error) {
+          return refusal(error);
+        }
+        const tool = tools.find((t) => t.name === name);
         if (!tool) return { missing: true };
         const mc = document.modelContext;
         const raw = native() ? await mc.executeTool(tool, input) : await mc.executeTool(tool, JSON.stringify(input));
@@ -313,6 +347,8 @@ class InPageClient(PolledClient):
         context = f"{name} (in-page)"
         if outcome.get("timedOut"):
             raise ConditionTimedOut(f"{context}: executeTool did not settle in {timeout:.0f} s\n{self.diagnostics()}")
+        if "refused" in outcome:
+            raise ToolsRefused(context, outcome)
         if outcome.get("missing"):
             raise HarnessError(f"{context}: no operation named {name!r} is registered\n{self.diagnostics()}")
         if "thrown" in outcome:
@@ -320,7 +356,10 @@ class InPageClient(PolledClient):
         return parse_result(outcome["raw"], context)
 
     def tools(self) -> list[ToolInfo]:
-        return [ToolInfo.registered(t) for t in self.tool_page.page.evaluate(f"() => {_PAGE_HELPERS}.tools()")]
+        listed = self.tool_page.page.evaluate(f"() => {_PAGE_HELPERS}.tools()")
+        if isinstance(listed, dict):
+            raise ToolsRefused(f"{self.tool_page.tool} (in-page)", listed)
+        return [ToolInfo.registered(t) for t in listed]
 
     def wait_for_only(self, names: set[str], timeout: float | None = None) -> None:
         """Until exactly these operations are registered in the page."""

@@ -105,6 +105,10 @@ def _handler(config: ReferenceConfig):
             self.send_header(
                 "Cache-Control", "no-cache" if ctype.startswith("text/html") else f"max-age={ASSET_MAX_AGE}"
             )
+            if ctype.startswith("text/html"):
+                # The polyfill refuses a page outside an origin-keyed agent cluster (SecurityError):
+                # Chromium keys by origin unasked, Firefox only where the page asks.
+                self.send_header("Origin-Agent-Cluster", "?1")
             faults = {*config.faults, *self._cookie_faults()}
             isolated = url_path.startswith("/node/") and "isolation-headers-missing" not in faults
             if isolated or "isolation-headers-everywhere" in faults:
