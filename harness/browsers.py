@@ -116,8 +116,12 @@ def system_firefox() -> tuple[str, str] | None:
     chroot = firefox_chroot.installed()
     if chroot:
         return chroot, "Debian unstable in a chroot"
-    host = next((path for path in SYSTEM_FIREFOX if Path(path).is_file()), None) or shutil.which("firefox")
+    host = host_firefox()
     return (host, "system") if host else None
+
+
+def host_firefox() -> str | None:
+    return next((path for path in SYSTEM_FIREFOX if Path(path).is_file()), None) or shutil.which("firefox")
 
 
 def system_headless_shell() -> str | None:

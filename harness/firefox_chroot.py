@@ -29,21 +29,29 @@ BIND_MOUNTS = ("dev", "dev/shm", "dev/pts", "proc", "sys", "tmp")
 
 def wrapper_text(chroot: Path) -> str:
     """One process all the way down (each step `exec`s the next), so Playwright's close and kill
-    reach Firefox itself; the mounts live in a private mount namespace and vanish with it."""
+    reach Firefox itself; the mounts live in a private mount namespace and vanish with it, and
+    the kernel ends Firefox when the process that launched it dies (a SIGKILL included)."""
     mounts = "; ".join(f'mount --bind /{path} "$root/{path}"' for path in BIND_MOUNTS)
     inner = f'root=$0; {mounts}; exec chroot "$root" /usr/lib/firefox/firefox "$@"'
     return (
         "#!/bin/sh\n"
         "# Debian unstable's Firefox in its chroot (written by bin/setup: harness/firefox_chroot.py).\n"
-        f"exec unshare -m --propagation private sh -c {shlex.quote(inner)} {shlex.quote(str(chroot))} \"$@\"\n"
+        "exec setpriv --pdeathsig KILL unshare -m --propagation private "
+        f'sh -c {shlex.quote(inner)} {shlex.quote(str(chroot))} "$@"\n'
     )
 
 
 def installed() -> str | None:
-    """The wrapper, where a finished chroot stands behind it."""
-    if WRAPPER.is_file() and (CHROOT / "usr/lib/firefox/firefox").is_file():
-        return str(WRAPPER)
-    return None
+    """The wrapper, where a finished chroot stands behind it (rewritten where an older setup wrote
+    another)."""
+    if not (CHROOT / "usr/lib/firefox/firefox").is_file():
+        return None
+    if not WRAPPER.is_file() or WRAPPER.read_text() != wrapper_text(CHROOT):
+        written = WRAPPER.with_name(f"{WRAPPER.name}.{os.getpid()}")
+        written.write_text(wrapper_text(CHROOT))
+        written.chmod(0o755)
+        written.replace(WRAPPER)  # whole or not at all: other processes may be launching it
+    return str(WRAPPER)
 
 
 def host_mirror() -> str:
@@ -95,8 +103,6 @@ def build(say) -> str | None:
             return None
     shutil.rmtree(CHROOT, ignore_errors=True)
     staging.rename(CHROOT)
-    WRAPPER.write_text(wrapper_text(CHROOT))
-    WRAPPER.chmod(0o755)
     return installed()
 
 

@@ -1,12 +1,14 @@
 """Browser provisioning for `bin/setup`: report what is installed, install what can be.
 
 Order: Playwright's own builds (tried once per machine: a failed download is remembered), then
-a system Chromium, then Debian's `chromium` through apt where this runs as root; a system Firefox
-is tried over WebDriver BiDi where it is installed (setup does not install one).
+a system Chromium, then Debian's `chromium` through apt where this runs as root. Firefox: a system
+one that passes the launch probe over WebDriver BiDi, else (Debian, as root) Debian unstable's in
+a chroot under the harness's cache (harness.firefox_chroot), built once.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -14,10 +16,14 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from harness import firefox_chroot
 from harness.browsers import (
+    BIDI_CHANNEL,
     CONFIGS,
     BrowserMissing,
+    ResolvedBrowser,
     cannot_open_a_page,
+    host_firefox,
     resolve,
     system_chromium,
     system_headless_shell,
@@ -68,6 +74,23 @@ def _apt_chromium() -> None:
         subprocess.run([*as_root, "install", "-y", "-qq", package], check=False, stdout=subprocess.DEVNULL)
 
 
+def _firefox(playwright_executable: str) -> None:
+    """Where Playwright's own Firefox is missing: the host's where it can open a page, else Debian
+    unstable's in a chroot (bookworm's firefox-esr 153 lacks a command Playwright 1.65 sends)."""
+    if Path(playwright_executable).is_file() or os.environ.get("HARNESS_FIREFOX") or firefox_chroot.installed():
+        return
+    host = host_firefox()
+    if host:
+        with sync_playwright() as playwright:
+            unusable = cannot_open_a_page(
+                playwright.firefox, ResolvedBrowser(CONFIGS["firefox"], host, "system", BIDI_CHANNEL)
+            )
+        if unusable is None:
+            return
+        _say(f"the system Firefox cannot serve — {unusable}")
+    firefox_chroot.build(_say)
+
+
 def executables() -> dict[str, str]:
     with sync_playwright() as playwright:
         return {engine: getattr(playwright, engine).executable_path for engine in ("chromium", "firefox", "webkit")}
@@ -80,6 +103,7 @@ def provision() -> int:
         _playwright_download(missing)
     if not Path(paths["chromium"]).is_file():
         _apt_chromium()
+    _firefox(paths["firefox"])
     report(paths)
     return 0
 
