@@ -64,6 +64,13 @@ class ToolPage:
             self.contacted.add(_origin(socket.url))
 
     def _request_started(self, request) -> None:
+        if request.headers.get("sec-websocket-key"):
+            # Firefox over WebDriver BiDi fires no websocket event: a socket shows as its handshake,
+            # an http(s) request that is never finished.
+            url = re.sub(r"^http", "ws", request.url)
+            if urlsplit(url).path != HARNESS_SOCKET_PATH:
+                self.contacted.add(_origin(url))
+            return
         self.contacted.add(_origin(request.url))
         self.in_flight.add(request)
 

@@ -118,6 +118,8 @@ class SentWhileCalling:
         self.sent: list[str] = []
         self.texts: set[str] = set()
         tool_page.page.on("request", self._request)
+        # Firefox over WebDriver BiDi fires no websocket event: its sockets' frames go unseen (their
+        # handshakes are requests, their origins contacted ones).
         tool_page.page.on("websocket", self._socket)
 
     def _request(self, request) -> None:
