@@ -100,6 +100,9 @@ class WarmTabs:
             self._close(self._tabs.popitem(last=False)[1])
         if faults or latitudes:  # emptied with the rest of sessionStorage when the tab is given back
             tool_page.page.evaluate(TELL_CONFIG, {"faults": faults, "latitudes": latitudes})
+        # The tab a user works in is in front. Firefox gives focus (document.hasFocus) to that tab
+        # only, headless Chromium to every tab: a warm tab opened before others would lack it.
+        tool_page.page.bring_to_front()
         tool_page.goto(url)
         return tool_page
 
