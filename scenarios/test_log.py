@@ -176,6 +176,7 @@ def test_log_is_shown_only_while_the_switch_is_on(tool_page):
 # How far the panel's lowest visible part ends above the bottom of the page (the document, or
 # the viewport where the document is shorter), in CSS pixels.
 GAP_BELOW_PANEL = """(parts) => {
+  if (!parts.length) return null;
   const bottom = Math.max(...parts.map((part) => part.getBoundingClientRect().bottom)) + scrollY;
   return Math.max(document.documentElement.scrollHeight, innerHeight) - bottom;
 }"""
@@ -189,7 +190,11 @@ def test_log_sits_at_the_bottom_edge_of_the_page(tool_page):
     """「…のページは、下端に、操作の記録の欄を置く場所を持つ」."""
     tool_page.turn_on()
     tool_page.log.expect_shown()
-    gap = tool_page.log.shown.evaluate_all(GAP_BELOW_PANEL)
+    # Asked again while the panel is between two renderings (none of its parts visible for a moment).
+    gap, measured = limits.poll(
+        lambda: tool_page.log.shown.evaluate_all(GAP_BELOW_PANEL), lambda gap: gap is not None, limits.EXPECT_MS / 1000
+    )
+    assert measured, "the panel 「AI からの操作」 did not stay shown long enough to be measured"
     with check("page.log-at-bottom"):
         assert gap <= BOTTOM_EDGE_PX, f"the panel 「AI からの操作」 ends {gap:.0f} px above the bottom of the page"
 
