@@ -243,6 +243,9 @@ class Leg:
     clean_results: Path | None = None
     # Only the faults that no earlier leg observed anywhere (not run there, or 未確認 there).
     rest_only: bool = False
+    # Only the first fault of each section of the spec and call path (catalog order): a
+    # deterministic sample for a browser where the whole catalog costs more than the run can give.
+    one_per_section: bool = False
 
     def where(self, browser: str) -> str:
         return browser + (f" with {len(self.latitudes)} latitudes" if self.latitudes else "")
@@ -285,6 +288,15 @@ def _run_leg(
     return json.loads(rows_path.read_text(encoding="utf-8"))
 
 
+def one_per_section(faults: list[Fault]) -> list[Fault]:
+    """The first fault of each section of the spec on each call path, in catalog order."""
+    first: dict[tuple[str, str, str], Fault] = {}
+    for fault in faults:
+        rule = BY_ID[fault.rule]
+        first.setdefault((rule.source, rule.section, fault.path), fault)
+    return list(first.values())
+
+
 def unobserved(faults: list[Fault], verdicts: list[Verdict]) -> list[Fault]:
     """The faults no verdict so far observed (caught, missed or too broad) on any configuration."""
     seen = {v.fault.name for v in verdicts if v.status != "not-observable"}
@@ -305,6 +317,8 @@ def run_proof(legs: list[Leg], workers: int, only: list[str] | None = None, out:
             faults = [f for f in chosen if not leg.call_paths or f.path in leg.call_paths]
             if leg.rest_only:
                 faults = unobserved(faults, [v for _, v in verdicts])
+            if leg.one_per_section:
+                faults = one_per_section(faults)
             if not faults:
                 continue
             name = "fault-proof" + ("-latitudes" if leg.latitudes else "") + (f"-{number}" if len(legs) > 1 else "")

@@ -77,9 +77,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     harness.addoption(
         "--latitudes-only-on",
         default=None,
-        metavar="BROWSER:CALL_PATH",
-        help="with --latitude: only the runs on this browser configuration and call path (and those of "
-        "that browser without a call path) have them; the others run the reference as it is",
+        metavar="BROWSER:CALL_PATH[,…]",
+        help="with --latitude: only the runs on these browser configurations and call paths (and those of "
+        "those browsers without a call path) have them; the others run the reference as it is",
     )
     harness.addoption(
         "--prove-faults",
@@ -196,9 +196,9 @@ def pytest_configure(config: pytest.Config) -> None:
             "--fault and --latitude need the reference target: they live in the reference playground"
         )
     only_on = config.getoption("--latitudes-only-on")
-    if only_on and (only_on.count(":") != 1 or only_on.split(":")[1] not in CALL_PATHS):
+    if only_on and any(pair.count(":") != 1 or pair.split(":")[1] not in CALL_PATHS for pair in only_on.split(",")):
         raise pytest.UsageError(
-            f"--latitudes-only-on takes BROWSER:CALL_PATH (a call path of {', '.join(CALL_PATHS)}), not {only_on!r}"
+            f"--latitudes-only-on takes BROWSER:CALL_PATH[,…] (call paths of {', '.join(CALL_PATHS)}), not {only_on!r}"
         )
     if config.getoption("--latitude"):
         from harness.latitudes import catalog, unknown_latitudes
@@ -435,11 +435,13 @@ def reference_latitudes(request: pytest.FixtureRequest) -> list[str]:
 
 
 def latitudes_apply(only_on: str | None, params: dict) -> bool:
-    """Whether a run with these parameters has the latitudes, under --latitudes-only-on BROWSER:CALL_PATH."""
+    """Whether a run with these parameters has the latitudes, under --latitudes-only-on BROWSER:CALL_PATH[,…]."""
     if not only_on:
         return True
-    browser, call_path = only_on.split(":")
-    return params.get("browser_name") == browser and params.get("call_path") in (call_path, None)
+    return any(
+        params.get("browser_name") == browser and params.get("call_path") in (call_path, None)
+        for browser, call_path in (pair.split(":") for pair in only_on.split(","))
+    )
 
 
 @pytest.fixture

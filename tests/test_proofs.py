@@ -7,6 +7,7 @@ import pytest
 from harness import faults, latitudes
 from harness.faults import SENTINEL, Fault, judge
 from harness.pytest_plugin import latitudes_apply
+from harness.rules import BY_ID
 
 FAULT = Fault("queue-lifo", "confirm.queue", "answers the newest first", "slides")
 SCENARIO = "scenarios/test_confirmation.py::test_confirmations_come_one_at_a_time_in_arrival_order"
@@ -119,3 +120,22 @@ def test_the_rest_leg_takes_only_the_faults_no_earlier_leg_observed():
 def test_the_test_commands_main_job_has_the_latitudes_only_on_chromium_in_page(params, applies):
     assert latitudes_apply("chromium:in-page", params) is applies
     assert latitudes_apply(None, params) is True
+
+
+def test_latitudes_only_on_takes_several_browsers():
+    only_on = "chromium:in-page,firefox:in-page"
+    assert latitudes_apply(only_on, {"browser_name": "firefox", "call_path": "in-page"})
+    assert latitudes_apply(only_on, {"browser_name": "chromium"})
+    assert not latitudes_apply(only_on, {"browser_name": "firefox", "call_path": "relay"})
+    assert not latitudes_apply(only_on, {"browser_name": "chromium-noflag", "call_path": "in-page"})
+
+
+def test_a_sample_of_the_catalog_has_the_first_fault_of_each_section_and_call_path():
+    catalog = faults.provable()
+    sample = faults.one_per_section(catalog)
+    sections = {(BY_ID[f.rule].source, BY_ID[f.rule].section, f.path) for f in catalog}
+    assert len(sample) == len(sections)
+    assert {(BY_ID[f.rule].source, BY_ID[f.rule].section, f.path) for f in sample} == sections
+    for fault in sample:  # the first in catalog order: the same sample every run
+        key = (BY_ID[fault.rule].source, BY_ID[fault.rule].section, fault.path)
+        assert next(f for f in catalog if (BY_ID[f.rule].source, BY_ID[f.rule].section, f.path) == key) == fault
