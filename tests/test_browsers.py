@@ -71,6 +71,7 @@ def test_without_playwrights_firefox_a_system_firefox_is_driven_over_webdriver_b
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setattr(browsers.shutil, "which", lambda name: None)
+    monkeypatch.setattr(browsers.firefox_chroot, "installed", lambda: None)
     monkeypatch.setattr(browsers, "SYSTEM_FIREFOX", (str(tmp_path / "firefox-esr"),))
     with pytest.raises(BrowserMissing, match="playwright install --with-deps firefox"):
         resolve(CONFIGS["firefox"], "/nowhere/playwright/firefox")
@@ -79,9 +80,19 @@ def test_without_playwrights_firefox_a_system_firefox_is_driven_over_webdriver_b
     assert resolved.launch_options() == {"executable_path": str(tmp_path / "firefox-esr"), "channel": "moz-firefox"}
 
 
+def test_setups_chroot_firefox_comes_before_the_hosts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # Setup builds it only where the host's failed the launch probe.
+    monkeypatch.setattr(browsers, "SYSTEM_FIREFOX", (str(tmp_path / "firefox-esr"),))
+    (tmp_path / "firefox-esr").write_text("")
+    monkeypatch.setattr(browsers.firefox_chroot, "installed", lambda: str(tmp_path / "wrapper"))
+    resolved = resolve(CONFIGS["firefox"], "/nowhere/playwright/firefox")
+    assert resolved.executable_path == str(tmp_path / "wrapper")
+    assert resolved.source == "Debian unstable in a chroot, WebDriver BiDi"
+
+
 def test_a_system_firefox_that_cannot_open_a_page_is_one_line_of_reason():
-    """Where Debian's firefox-esr is installed (setup does not install it): it launches over BiDi,
-    and either opens a page or says in one line why not — 未確認 in the tables, never an error."""
+    """Where a system Firefox is installed: it launches over BiDi, and either opens a page or says in
+    one line why not — 未確認 in the tables, never an error."""
     from playwright.sync_api import sync_playwright
 
     if browsers.system_firefox() is None:
