@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import signal
@@ -55,6 +56,8 @@ def _faults(args: argparse.Namespace) -> int:
             )
         else:
             leg = faults.Leg(tuple(args.browser or faults.PROOF_BROWSERS))
+        if args.one_per_section:
+            leg = dataclasses.replace(leg, one_per_section=True)
         return faults.run_proof([leg], workers=args.workers, only=args.only)
     return faults.list_catalog([arg for browser in args.browser for arg in ("--browser-config", browser)])
 
@@ -158,6 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     faults = commands.add_parser("faults", help="the reference's fault catalog; --prove shows each is caught")
     faults.add_argument("--prove", action="store_true", help="run each fault against the scenarios of its rule")
     faults.add_argument("--only", action="append", help="prove only this fault (repeatable)")
+    faults.add_argument(
+        "--one-per-section",
+        action="store_true",
+        help="only the first fault of each section of the spec per call path (a sample for a slower browser)",
+    )
     faults.add_argument(
         "--with-latitudes",
         action="store_true",

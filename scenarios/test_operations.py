@@ -105,6 +105,12 @@ def test_page_contacts_only_its_origin_and_the_local_relay(relay, tool_page, cli
     )
     with check("network.local-only"):
         assert not foreign, f"the {tool} page contacted {foreign} besides {target.origin} and the local relay"
+    if sent.unseen_bodies:
+        # Firefox over WebDriver BiDi hands no request body to the harness.
+        pytest.skip(
+            f"未確認: {len(sent.unseen_bodies)} requests of the {tool} page carried a body this browser does not "
+            f"show the harness (first: {sent.unseen_bodies[0]}): network.no-content cannot be observed here"
+        )
     with check("network.no-content"):
         carried = sent.carrying_content()
         assert not carried, f"requests of the {tool} page carried the operations' arguments or results: {carried[:3]}"
@@ -116,6 +122,7 @@ class SentWhileCalling:
 
     def __init__(self, tool_page) -> None:
         self.sent: list[str] = []
+        self.unseen_bodies: list[str] = []  # requests that carried a body Playwright did not hand over
         self.texts: set[str] = set()
         tool_page.page.on("request", self._request)
         # Firefox over WebDriver BiDi fires no websocket event: its sockets' frames go unseen (their
@@ -124,6 +131,8 @@ class SentWhileCalling:
 
     def _request(self, request) -> None:
         body = request.post_data_buffer
+        if body is None and int(request.headers.get("content-length") or 0) > 0:
+            self.unseen_bodies.append(f"{request.method} {request.url}")
         self.sent.append(f"{request.method} {request.url} {body.decode(errors='replace') if body else ''}")
 
     def _socket(self, socket) -> None:
