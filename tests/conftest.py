@@ -5,6 +5,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from harness.browsers import CONFIGS, BrowserMissing, resolve
+from harness.pages import ToolPage
 from harness.paths import ROOT
 from harness.relay import HeldPort, Relay
 from harness.server import FixtureServer, ReferenceConfig
@@ -67,3 +68,22 @@ def relayed_reference(noflag_chromium, tmp_path):
                 yield target, relay, context
             finally:
                 context.close()
+
+
+@pytest.fixture
+def routed_tool_page():
+    """A slides ToolPage on a page the test writes, served at `url` by a route:
+    `routed_tool_page(browser, url, html)`. Closed after the test (unless the test closed it)."""
+    pages = []
+
+    def open_(browser, url: str, html: str) -> ToolPage:
+        page = browser.new_page()
+        pages.append(page)
+        page.route(url, lambda route: route.fulfill(body=html, content_type="text/html"))
+        page.goto(url)
+        return ToolPage(page, load_profile("reference"), "slides", "tab", url)
+
+    yield open_
+    for page in pages:
+        if not page.is_closed():
+            page.close()

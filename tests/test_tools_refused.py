@@ -7,8 +7,6 @@ from __future__ import annotations
 import pytest
 
 from harness.clients import InPageClient, ToolsRefused
-from harness.pages import ToolPage
-from harness.targets import load_profile
 
 URL = "http://127.0.0.1:9/refuses.html"  # answered by the test's route
 # What the polyfill does there (mcp-b-global-5.1.0.js: `originAgentCluster === false` → SecurityError).
@@ -19,12 +17,8 @@ document.modelContext = { getTools: async () => { throw new DOMException("", "Se
 
 
 @pytest.fixture
-def client(noflag_chromium):
-    page = noflag_chromium.new_page()
-    page.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
-    page.goto(URL)
-    yield InPageClient(ToolPage(page, load_profile("reference"), "slides", "tab", URL))
-    page.close()
+def client(noflag_chromium, routed_tool_page):
+    return InPageClient(routed_tool_page(noflag_chromium, URL, PAGE))
 
 
 def test_a_refused_listing_names_the_header(client):

@@ -8,8 +8,6 @@ from playwright.sync_api import Error as PlaywrightError
 
 from harness.checks import HarnessError
 from harness.clients import NotJsonResult
-from harness.pages import ToolPage
-from harness.targets import load_profile
 from harness.webmcp import WebMCPClient, call_failure
 
 URL = "http://127.0.0.1:9/tools.html"  # answered by the test's route: native WebMCP needs such an origin
@@ -23,13 +21,8 @@ tool("waits", () => new Promise(() => {}));
 
 
 @pytest.fixture
-def client(flagged_chromium):
-    page = flagged_chromium.new_page()
-    page.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
-    page.goto(URL)
-    yield WebMCPClient(ToolPage(page, load_profile("reference"), "slides", "tab", URL))
-    if not page.is_closed():
-        page.close()
+def client(flagged_chromium, routed_tool_page):
+    return WebMCPClient(routed_tool_page(flagged_chromium, URL, PAGE))
 
 
 def test_an_answer_is_the_parsed_result(client):
