@@ -162,9 +162,12 @@ class WarmTabs:
         page = tool_page.page
         parts = urlsplit(tool_page.url)
         blank = f"{parts.scheme}://{parts.netloc}{BLANK_PATH}"
+        # The first document of an origin in a tab fixes its agent cluster for those after it
+        # (Firefox keeps it across the navigation): the blank asks what the tool page asks.
+        headers = _agent_cluster_header(page, tool_page.url)
 
         def answer_blank(route) -> None:
-            route.fulfill(body="<!doctype html><title>blank</title>", content_type="text/html")
+            route.fulfill(body="<!doctype html><title>blank</title>", content_type="text/html", headers=headers)
 
         page.route(blank, answer_blank)
         try:
@@ -183,3 +186,17 @@ class WarmTabs:
     def _close(tool_page: ToolPage) -> None:
         with contextlib.suppress(Exception):
             tool_page.page.context.close()
+
+
+_AGENT_CLUSTER_HEADERS: dict[str, dict[str, str]] = {}  # per tool page URL, asked once per worker
+AGENT_CLUSTER_HEADER = "origin-agent-cluster"
+
+
+def _agent_cluster_header(page: Page, url: str) -> dict[str, str]:
+    """The tool page's Origin-Agent-Cluster header as its target serves it, or none."""
+    if url not in _AGENT_CLUSTER_HEADERS:
+        response = page.request.get(url)
+        value = response.headers.get(AGENT_CLUSTER_HEADER)
+        response.dispose()
+        _AGENT_CLUSTER_HEADERS[url] = {AGENT_CLUSTER_HEADER: value} if value else {}
+    return _AGENT_CLUSTER_HEADERS[url]
