@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from playwright.sync_api import BrowserContext, Locator, Page, expect
+from playwright.sync_api import BrowserContext, Frame, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness import limits, tools
@@ -51,6 +51,7 @@ class ToolPage:
         self.asking: list = []
         page.on("console", lambda message: self.console.append(f"[{message.type}] {message.text}"))
         page.on("pageerror", lambda error: self.console.append(f"[pageerror] {error}"))
+        page.on("crash", lambda _: self.console.append("[crash] the tab's renderer process ended"))
         # Every origin the page contacts, WebSockets included (the report's network findings).
         self.contacted: set[str] = set()
         self.in_flight: set = set()
@@ -174,9 +175,10 @@ class ToolPage:
 
 @dataclass
 class PermissionStorage:
-    """The `fd-ai-operations:<tool>` key of localStorage (Design Doc スイッチと確認の状態の保存)."""
+    """The `fd-ai-operations:<tool>` key of localStorage (Design Doc スイッチと確認の状態の保存),
+    as a tab or a frame sees it."""
 
-    page: Page
+    page: Page | Frame
     tool: str
 
     @property
@@ -711,3 +713,20 @@ SAVED_TEXT = (
 }"""
     % INDEXEDDB_TEXT
 )
+
+
+_AGENT_CLUSTER_HEADERS: dict[str, dict[str, str]] = {}  # per tool page URL, asked once per worker
+AGENT_CLUSTER_HEADER = "origin-agent-cluster"
+
+
+def agent_cluster_header(page: Page, url: str) -> dict[str, str]:
+    """The tool page's Origin-Agent-Cluster header as its target serves it, or none: for a
+    document the harness makes on the target's origin. The first document of an origin in a
+    browsing context group fixes its agent cluster for the ones after it, and the polyfill
+    refuses getTools where the page is not origin-keyed (SecurityError)."""
+    if url not in _AGENT_CLUSTER_HEADERS:
+        response = page.request.get(url)
+        value = response.headers.get(AGENT_CLUSTER_HEADER)
+        response.dispose()
+        _AGENT_CLUSTER_HEADERS[url] = {AGENT_CLUSTER_HEADER: value} if value else {}
+    return _AGENT_CLUSTER_HEADERS[url]

@@ -41,7 +41,7 @@ from playwright.sync_api import Browser, BrowserContext, Page
 
 from harness.checks import HarnessError
 from harness.drivers import DRIVERS, MCP_RELAY
-from harness.pages import RELAY_TAB_ID_KEY, ToolPage, new_tool_page
+from harness.pages import RELAY_TAB_ID_KEY, ToolPage, agent_cluster_header, new_tool_page
 from harness.relay import keep_off_relay
 from harness.targets import Target
 
@@ -164,7 +164,7 @@ class WarmTabs:
         blank = f"{parts.scheme}://{parts.netloc}{BLANK_PATH}"
         # The first document of an origin in a tab fixes its agent cluster for those after it
         # (Firefox keeps it across the navigation): the blank asks what the tool page asks.
-        headers = _agent_cluster_header(page, tool_page.url)
+        headers = agent_cluster_header(page, tool_page.url)
 
         def answer_blank(route) -> None:
             route.fulfill(body="<!doctype html><title>blank</title>", content_type="text/html", headers=headers)
@@ -186,17 +186,3 @@ class WarmTabs:
     def _close(tool_page: ToolPage) -> None:
         with contextlib.suppress(Exception):
             tool_page.page.context.close()
-
-
-_AGENT_CLUSTER_HEADERS: dict[str, dict[str, str]] = {}  # per tool page URL, asked once per worker
-AGENT_CLUSTER_HEADER = "origin-agent-cluster"
-
-
-def _agent_cluster_header(page: Page, url: str) -> dict[str, str]:
-    """The tool page's Origin-Agent-Cluster header as its target serves it, or none."""
-    if url not in _AGENT_CLUSTER_HEADERS:
-        response = page.request.get(url)
-        value = response.headers.get(AGENT_CLUSTER_HEADER)
-        response.dispose()
-        _AGENT_CLUSTER_HEADERS[url] = {AGENT_CLUSTER_HEADER: value} if value else {}
-    return _AGENT_CLUSTER_HEADERS[url]
