@@ -7,7 +7,8 @@ scenario that works on one tab and never on its browser context gets such a tab,
 a new tab would give it:
 
 - the page's origin storage emptied (localStorage, sessionStorage, IndexedDB) from a blank
-  document of that origin, before the tool page loads again;
+  document of that origin, before the tool page loads again (a database whose deletion a closing
+  tab's connection still blocks gives the tab up: the page's next open would wait behind it);
 - a new relay tab id, so the relay's list never mixes the tab's previous life with this one;
 - the other tabs of its context closed, the page's observations (console, contacted origins)
   started afresh.
@@ -35,6 +36,7 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from playwright.sync_api import Browser, BrowserContext, Page
@@ -45,6 +47,7 @@ from harness.pages import RELAY_TAB_ID_KEY, ToolPage, agent_cluster_header, new_
 from harness.relay import keep_off_relay
 from harness.targets import Target
 
+T = TypeVar("T")
 KEEP = 6  # contexts per worker: the three canvas tools on both call paths
 REFERENCE_CONFIG_KEY = "harness:reference-config"
 # Every frame of the tab: the page's own, and a same-origin editor frame (sessionStorage is shared).
@@ -53,15 +56,23 @@ TOLD_CONFIG = """try {
   if (told) globalThis.referenceConfig = JSON.parse(told);
 } catch {}""" % json.dumps(REFERENCE_CONFIG_KEY)
 TELL_CONFIG = "(told) => sessionStorage.setItem(%s, JSON.stringify(told))" % json.dumps(REFERENCE_CONFIG_KEY)
+# How long a deletion of IndexedDB may stay blocked by a closing tab's connection before the tab is given up.
+DELETE_BLOCKED_MS = 5_000
 BLANK_PATH = "/__harness-blank__"  # answered by the harness itself (page.route), on any target
-EMPTY_STORAGE = """async (tabId) => {
+EMPTY_STORAGE = """async ([tabId, blockedMs]) => {
   localStorage.clear();
   sessionStorage.clear();
   sessionStorage.setItem(%s, tabId);
+  const stillBlocked = [];
   for (const db of (await indexedDB.databases?.()) ?? []) {
-    await new Promise((done) => { const r = indexedDB.deleteDatabase(db.name); r.onsuccess = r.onerror = r.onblocked = done; });
+    await new Promise((done) => {
+      let giveUp;
+      const request = indexedDB.deleteDatabase(db.name);
+      request.onsuccess = request.onerror = () => { clearTimeout(giveUp); done(); };
+      request.onblocked = () => { giveUp = setTimeout(() => { stillBlocked.push(db.name); done(); }, blockedMs); };
+    });
   }
-  return localStorage.length;
+  return { keys: localStorage.length, stillBlocked };
 }""" % json.dumps(RELAY_TAB_ID_KEY)
 
 
@@ -124,10 +135,12 @@ class WarmTabs:
             self._drop(tool_page)
             return
         try:
-            self._empty(tool_page)
+            emptied = self._empty(tool_page)
         except Exception:
             self._drop(tool_page)
             raise
+        if not emptied:
+            self._drop(tool_page)
 
     def close(self) -> None:
         while self._tabs:
@@ -144,20 +157,25 @@ class WarmTabs:
             keep_off_relay(context, self.target.relay_port)
         return context
 
-    def _empty(self, tool_page: ToolPage) -> None:
-        """Back to a new tab's start: other tabs closed, the origin's storage empty, a new relay tab id."""
+    def _empty(self, tool_page: ToolPage) -> bool:
+        """Back to a new tab's start: other tabs closed, the origin's storage empty, a new relay tab
+        id. False where an IndexedDB database could not be deleted: a connection of a closed tab
+        still held it, and the tool page's next open would wait behind the pending deletion."""
         page = tool_page.page
         for other in page.context.pages:
             if other is not page:
                 other.close()
         tab_id = secrets.token_hex(4)
-        left = self._on_blank(tool_page, lambda blank: blank.evaluate(EMPTY_STORAGE, tab_id))
-        if left:
-            raise HarnessError(f"{tool_page.tool}: localStorage kept {left} keys after clear()")
+        left = self._on_blank(tool_page, lambda blank: blank.evaluate(EMPTY_STORAGE, [tab_id, DELETE_BLOCKED_MS]))
+        if left["keys"]:
+            raise HarnessError(f"{tool_page.tool}: localStorage kept {left['keys']} keys after clear()")
+        if left["stillBlocked"]:
+            return False
         tool_page.start_afresh(tab_id)
+        return True
 
     @staticmethod
-    def _on_blank(tool_page: ToolPage, then: Callable[[Page], object]) -> object:
+    def _on_blank(tool_page: ToolPage, then: Callable[[Page], T]) -> T:
         """`then(page)` with the tab on a blank document of the tool page's origin."""
         page = tool_page.page
         parts = urlsplit(tool_page.url)

@@ -7,6 +7,7 @@ import pytest
 from harness.pages import RELAY_TAB_ID_KEY
 from harness.server import FixtureServer, ReferenceConfig
 from harness.targets import load_profile, served_at
+from harness import warm_tabs as warm_tabs_module
 from harness.warm_tabs import BLANK_PATH, WarmTabs
 
 
@@ -45,6 +46,18 @@ def test_a_tab_whose_scenario_hit_harness_trouble_is_never_given_again(warm_tabs
     assert failed.page.is_closed()
     assert (tmp_path / "warm-tab-failed.png").exists()
     assert warm_tabs.take("slides", "in-page", [], [], "next").page.context is not failed.page.context
+
+
+def test_a_tab_whose_database_cannot_be_deleted_is_never_given_again(warm_tabs, tmp_path, monkeypatch):
+    # A connection that outlives the tool page (here: the blank document's own, which ignores
+    # versionchange) leaves the deletion pending, and the tool page's next open would wait behind it.
+    monkeypatch.setattr(warm_tabs_module, "DELETE_BLOCKED_MS", 200)
+    held = warm_tabs.take("slides", "in-page", [], [], "held")
+    held.page.evaluate("new Promise((done) => { const r = indexedDB.open('held', 1); r.onsuccess = () => { r.result.close(); done(); }; })")
+    held.page.add_init_script("if (location.pathname === %r) indexedDB.open('held', 1);" % BLANK_PATH)
+    warm_tabs.give_back(held, failed=False, artifacts=tmp_path)
+    assert held.page.is_closed()
+    assert warm_tabs.take("slides", "in-page", [], [], "next").page.context is not held.page.context
 
 
 def test_a_tab_whose_scenario_found_a_broken_rule_is_emptied_and_given_again(warm_tabs, tmp_path):
