@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, BrowserType, Playwright
 
-from harness import browsers, extension
+from harness import browser_server, browsers, extension
 from harness.browsers import BrowserConfig, BrowserMissing
 from harness.pytest_plugin import driver_of, failed_before_teardown, uses_relay
 from harness.relay import keep_off_relay
@@ -27,9 +27,18 @@ def browser_type(playwright: Playwright, browser_config: BrowserConfig) -> Brows
 
 
 @pytest.fixture(scope="session")
+def connect_options(browser_config: BrowserConfig) -> dict | None:
+    """A configuration named to a browser server (HARNESS_CONNECT_<CONFIG>) connects to it."""
+    server = browser_server.endpoint(browser_config.name)
+    return {"endpoint": server, "timeout": browser_server.CONNECT_TIMEOUT_MS} if server else None
+
+
+@pytest.fixture(scope="session")
 def browser_type_launch_args(
     browser_type_launch_args: dict, browser_type: BrowserType, browser_config: BrowserConfig
 ) -> dict:
+    if browser_server.endpoint(browser_config.name):
+        return browser_type_launch_args  # the server launched its browser with the configuration's arguments
     try:
         resolved = browsers.resolve(
             browser_config, browser_type.executable_path, headless=browser_type_launch_args.get("headless", True)

@@ -22,7 +22,11 @@
 - where a main job's worker time went (from its results.json, by default the test command's
   verification/selftest/results.json; `--results FILE` for another): the share of set-up and
   teardown (target: at most 30 %), per call path; the main job's wall time (target: 10 min), and what
-  its scenarios' bodies alone would take at the same parallelism.
+  its scenarios' bodies alone would take at the same parallelism;
+- the push-sized run (`--shards N`, 8 by default, alone: two whole runs of one configuration):
+  a whole `verify` of chromium-noflag, then each of its N shards one after the other, dealt by
+  the whole run's durations.json; the longest shard's wall time against the whole run's divided by
+  N (target: at most 1.2×), the merge's time, and whether the merged tables equal the whole run's.
 """
 
 from __future__ import annotations
@@ -420,6 +424,58 @@ def wall_against_ready_times(results: Path, fresh_ready: dict[str, float], worke
     )
 
 
+SHARD_CONFIG = "chromium-noflag"
+
+
+def verify_seconds(out: Path, *args: str) -> float:
+    return timed(
+        [sys.executable, "-m", "harness", "verify", "--browser", SHARD_CONFIG, "--out", str(out), *args], check=False
+    )
+
+
+def tables(folder: Path) -> list[str]:
+    """The Verification tables' rows of a report, without the run's own lines (its time, its folder)."""
+    text = (folder / "verification.md").read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.startswith("|")]
+
+
+def shard_balance(shards: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        whole = Path(tmp) / "whole"
+        whole_seconds = verify_seconds(whole)
+        walls = []
+        for number in range(1, shards + 1):
+            walls.append(
+                verify_seconds(
+                    Path(tmp) / f"shard-{number}",
+                    "--shard",
+                    f"{number}/{shards}",
+                    "--shard-durations",
+                    str(whole / "durations.json"),
+                )
+            )
+        merged = Path(tmp) / "merged"
+        merge_seconds = timed(
+            [
+                sys.executable,
+                "-m",
+                "harness",
+                "report",
+                "--merge",
+                *(str(Path(tmp) / f"shard-{n}") for n in range(1, shards + 1)),
+                "--out",
+                str(merged),
+            ]
+        )
+        ratio = max(walls) / (whole_seconds / shards)
+        print(
+            f"{shards} shards of {SHARD_CONFIG}: longest {max(walls):.0f} s, shortest {min(walls):.0f} s, against the "
+            f"whole run's {whole_seconds:.0f} s / {shards} = {ratio:.2f}× / 1.2× target = {ratio / 1.2:.2f}"
+        )
+        same = tables(merged) == tables(whole)
+        print(f"merge of {shards} shards: {merge_seconds:.2f} s; tables equal the whole run's: {same}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
@@ -431,7 +487,13 @@ def main() -> None:
     parser.add_argument(
         "--fault-cost", action="store_true", help="only the cost of a fault that asks where nothing asks"
     )
+    parser.add_argument(
+        "--shards", type=int, nargs="?", const=8, metavar="N", help="only the push-sized run: N shards (default 8)"
+    )
     args = parser.parse_args()
+    if args.shards:
+        shard_balance(args.shards)
+        return
     if args.fault_cost:
         print_fault_cost()
         return

@@ -99,6 +99,16 @@ def _verify(args: argparse.Namespace) -> int:
     return verify.run(args)
 
 
+def _browser_server(args: argparse.Namespace) -> int:
+    from harness import browser_server
+
+    try:
+        return browser_server.serve(args.config, args.host, args.port)
+    except browser_server.BrowserServerError as error:
+        print(f"browser-server: {error}", file=sys.stderr)
+        return 2
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from harness import doctor
 
@@ -235,8 +245,24 @@ def main(argv: list[str] | None = None) -> int:
         help="with --shard: deal the runs out by these measured durations (an earlier run's durations.json; "
         "default: the output folder's, where an earlier run wrote one)",
     )
+    verify.add_argument(
+        "--connect",
+        action="append",
+        default=[],
+        metavar="CONFIG=WS",
+        help="open this configuration's browser on a Playwright browser server (`python -m harness "
+        "browser-server CONFIG` starts one; the same as HARNESS_CONNECT_<CONFIG>=WS)",
+    )
     verify.add_argument("pytest_args", nargs="*", help="further pytest arguments (after --)")
     verify.set_defaults(run=_verify)
+
+    server = commands.add_parser(
+        "browser-server", help="serve a browser configuration to a harness elsewhere (Playwright's browser server)"
+    )
+    server.add_argument("config", choices=list(CONFIGS), help="the browser configuration, with its launch arguments")
+    server.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    server.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
+    server.set_defaults(run=_browser_server)
 
     doctor = commands.add_parser("doctor", help="before a long run: what the harness will see of a target, in a table")
     _target_and_browsers(doctor)

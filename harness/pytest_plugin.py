@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import BrowserContext, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from harness import baseline, checks, limits, results
+from harness import baseline, browser_server, checks, limits, results
 from harness.browsers import CONFIGS, BrowserConfig, BrowserMissing, cannot_open_a_page, resolve
 from harness.checks import HarnessDefect, HarnessError, RuleBroken
 from harness.clients import ConditionTimedOut, ToolClient
@@ -302,6 +302,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(
                 pytest.mark.skip(reason=f"target {target.name} has no {' or '.join(marker.args)} operations")
             )
+        driver = DRIVERS.get(params.get("call_path", ""))
+        if driver and driver.loads_extension and browser_server.endpoint(params.get("browser_name", "")):
+            item.add_marker(
+                pytest.mark.skip(reason=f"{params['browser_name']}: {browser_server.NO_PERSISTENT_CONTEXT}")
+            )
         if params.get("browser_name") in missing:
             # Marked at collection: never launched, never counted as passed, one summary line per file.
             item.add_marker(pytest.mark.skip(reason=missing[params["browser_name"]]))
@@ -346,6 +351,13 @@ def _missing_browsers(names: set[str]) -> dict[str, str]:
         for name in names:
             config = CONFIGS[name]
             browser_type = getattr(playwright, config.engine)
+            server = browser_server.endpoint(name)
+            if server:
+                try:
+                    browser_server.connect(browser_type, name, server).close()
+                except browser_server.BrowserServerError as error:
+                    missing[name] = str(error)
+                continue
             try:
                 unusable = cannot_open_a_page(browser_type, resolve(config, browser_type.executable_path))
             except BrowserMissing as error:

@@ -5,6 +5,7 @@ and junit.xml into one folder."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
+from harness import browser_server
 from harness.browsers import CONFIGS, BrowserMissing, cannot_open_a_page, resolve
 from harness.drivers import DRIVERS
 from harness.paths import ROOT
@@ -39,12 +41,23 @@ def launch_failure(message: str) -> str:
     return "; ".join([lines[0], *fatal[:1]]) if lines else message
 
 
+ENGINES = {"chromium": "Chromium", "firefox": "Firefox", "webkit": "WebKit"}
+
+
 def browser_statuses(names: list[str]) -> list[ConfigStatus]:
     statuses = []
     with sync_playwright() as playwright:
         for name in names:
             config = CONFIGS[name]
             browser_type = getattr(playwright, config.engine)
+            server = browser_server.endpoint(name)
+            if server:  # a BrowserServerError goes to the caller: the user named a server that cannot serve
+                browser = browser_server.connect(browser_type, name, server)
+                statuses.append(
+                    ConfigStatus(name, True, f"{ENGINES[config.engine]} {browser.version} (browser server {server})")
+                )
+                browser.close()
+                continue
             try:
                 resolved = resolve(config, browser_type.executable_path)
             except BrowserMissing as missing:
@@ -59,7 +72,7 @@ def browser_statuses(names: list[str]) -> list[ConfigStatus]:
             except Exception as error:  # a browser that is installed but does not start
                 statuses.append(ConfigStatus(name, False, f"{name}: does not start: {launch_failure(str(error))}"))
                 continue
-            engine = {"chromium": "Chromium", "firefox": "Firefox", "webkit": "WebKit"}[config.engine]
+            engine = ENGINES[config.engine]
             source = "Playwright" if resolved.source == "playwright" else resolved.source
             if config.engine == "chromium" and resolved.source == "playwright":
                 source += " headless shell"  # what Playwright launches for a headless run
@@ -96,8 +109,17 @@ def run(args) -> int:
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "evidence", ignore_errors=True)  # this run's pictures, never an earlier run's
+    try:
+        os.environ.update(browser_server.parse_connect(args.connect))
+    except ValueError as error:
+        print(f"verify: {error}", file=sys.stderr)
+        return 2
     names = args.browser or list(CONFIGS)
-    statuses = browser_statuses(names)
+    try:
+        statuses = browser_statuses(names)
+    except browser_server.BrowserServerError as error:
+        print(f"verify: {error}", file=sys.stderr)
+        return 2
     for status in statuses:
         print(f"verify: {status.name}: {status.detail}", flush=True)
     runnable = [s.name for s in statuses if s.available]
