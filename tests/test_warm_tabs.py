@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from harness import warm_tabs as warm_tabs_module
 from harness.pages import RELAY_TAB_ID_KEY
 from harness.server import FixtureServer, ReferenceConfig
 from harness.targets import load_profile, served_at
-from harness import warm_tabs as warm_tabs_module
 from harness.warm_tabs import BLANK_PATH, WarmTabs
 
 
