@@ -145,6 +145,14 @@ def _target_and_browsers(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--browser", action="append", choices=list(CONFIGS), help="browser configuration (default: all four)"
     )
+    command.add_argument(
+        "--connect",
+        action="append",
+        default=[],
+        metavar="CONFIG=WS",
+        help="open this configuration's browser on a Playwright browser server (`python -m harness "
+        "browser-server CONFIG` starts one; the same as HARNESS_CONNECT_<CONFIG>=WS)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,14 +252,6 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help="with --shard: deal the runs out by these measured durations (an earlier run's durations.json; "
         "default: the output folder's, where an earlier run wrote one)",
-    )
-    verify.add_argument(
-        "--connect",
-        action="append",
-        default=[],
-        metavar="CONFIG=WS",
-        help="open this configuration's browser on a Playwright browser server (`python -m harness "
-        "browser-server CONFIG` starts one; the same as HARNESS_CONNECT_<CONFIG>=WS)",
     )
     verify.add_argument("pytest_args", nargs="*", help="further pytest arguments (after --)")
     verify.set_defaults(run=_verify)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import tempfile
 import time
 from collections import defaultdict
@@ -24,7 +25,7 @@ import pytest
 from playwright.sync_api import Browser, Page, Request, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
-from harness import contract, limits, tools
+from harness import browser_server, contract, limits, tools
 from harness.browsers import CONFIGS, BrowserMissing, cannot_open_a_page, resolve
 from harness.checks import HarnessError
 from harness.clients import ConditionTimedOut, InPageClient
@@ -71,6 +72,11 @@ COLUMNS = ("page", "title", "switch", "operations", "hooks", "relay")
 def run(args) -> int:
     started = time.monotonic()
     try:
+        os.environ.update(browser_server.parse_connect(args.connect))
+    except ValueError as error:
+        print(f"doctor: {error}")
+        return 2
+    try:
         target = load_profile(args.target, args.base_url)
         if not target.served:
             check_reachable(target)
@@ -98,20 +104,10 @@ def run(args) -> int:
             notes.append(f"relay: {str(error).splitlines()[0]}")
         playwright = stack.enter_context(sync_playwright())
         for name in args.browser or list(CONFIGS):
-            config = CONFIGS[name]
-            browser_type = getattr(playwright, config.engine)
             try:
-                resolved = resolve(config, browser_type.executable_path)
-                unusable = cannot_open_a_page(browser_type, resolved)
-                if unusable:
-                    notes.append(unusable)
-                    continue
-                browser = browser_type.launch(**resolved.launch_options(), args=config.launch_args())
-            except BrowserMissing as missing:
-                notes.append(f"{name}: {missing}")
-                continue
-            except PlaywrightError as error:
-                notes.append(f"{name}: does not start: {error.message.splitlines()[0]}")
+                browser = open_browser(playwright, name)
+            except Unusable as why:
+                notes.append(str(why))
                 continue
             try:
                 rows += examine(browser, name, target, relay)
@@ -120,6 +116,32 @@ def run(args) -> int:
     print_table(target, rows, notes, unverified)
     print(f"doctor: {len(rows)} pages in {time.monotonic() - started:.0f} s")
     return 1 if any(row.fatal for row in rows) or not rows else 0
+
+
+class Unusable(Exception):
+    """A configuration's browser cannot be had here, in one line."""
+
+
+def open_browser(playwright, name: str) -> Browser:
+    """The configuration's browser: on its browser server where one is named (the pages then show
+    whether that browser reaches the target's address), else launched here."""
+    config = CONFIGS[name]
+    browser_type = getattr(playwright, config.engine)
+    server = browser_server.endpoint(name)
+    try:
+        if server:
+            return browser_server.connect(browser_type, name, server)
+        resolved = resolve(config, browser_type.executable_path)
+        unusable = cannot_open_a_page(browser_type, resolved)
+        if unusable:
+            raise Unusable(unusable)
+        return browser_type.launch(**resolved.launch_options(), args=config.launch_args())
+    except browser_server.BrowserServerError as error:
+        raise Unusable(str(error)) from None
+    except BrowserMissing as missing:
+        raise Unusable(f"{name}: {missing}") from None
+    except PlaywrightError as error:
+        raise Unusable(f"{name}: does not start: {error.message.splitlines()[0]}") from None
 
 
 def examine(browser: Browser, browser_name: str, target: Target, relay: Relay | None) -> list[Row]:

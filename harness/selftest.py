@@ -251,6 +251,7 @@ def real_target_slice(out: Path, workers: str) -> int:
                 real_time=False,
                 shard=None,
                 shard_durations=None,
+                connect=[],
                 pytest_args=REAL_TARGET_SCENARIOS,
             )
         )
@@ -290,6 +291,7 @@ def main_job_args(out: Path, workers: str, browsers: list[str] | None = None) ->
         real_time=False,
         shard=None,
         shard_durations=None,
+        connect=[],
         pytest_args=[
             *(part for name in every_latitude() for part in ("--latitude", name)),
             "--latitudes-only-on",

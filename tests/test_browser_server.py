@@ -109,3 +109,25 @@ def test_a_configuration_name_becomes_its_environment_variable():
     assert browser_server.parse_connect(["chromium-noflag=ws://h:1/x"]) == {
         "HARNESS_CONNECT_CHROMIUM_NOFLAG": "ws://h:1/x"
     }
+
+
+def test_doctor_looks_at_the_pages_through_a_browser_server():
+    with BrowserServer("chromium-noflag") as server:
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "harness",
+                "doctor",
+                "--browser",
+                "chromium-noflag",
+                "--connect",
+                f"chromium-noflag={server.ws_endpoint}",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "doctor: 6 pages" in run.stdout
