@@ -23,7 +23,7 @@ from harness.publish import write_reports
 from harness.report import check_report, describe_run
 from harness.sessions import scenarios_command
 from harness.shards import DURATIONS, parse_shard, write_durations
-from harness.targets import TargetError, load_profile
+from harness.targets import TargetError, check_reachable, load_profile
 
 
 @dataclass
@@ -102,10 +102,13 @@ def run(args) -> int:
             print(f"verify: {error}", file=sys.stderr)
             return 2
     try:
-        ai_tools = load_profile(args.target, args.base_url).ai_tools
+        target = load_profile(args.target, args.base_url)
+        if not target.served:
+            check_reachable(target)  # before anything is written: a run that cannot start writes no report
     except TargetError as error:
         print(f"verify: {error}", file=sys.stderr)
         return 2
+    ai_tools = target.ai_tools
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "evidence", ignore_errors=True)  # this run's pictures, never an earlier run's

@@ -96,3 +96,13 @@ def test_unknown_fault_or_browser_is_one_clear_error(tmp_path):
     assert run.returncode == 2 and "unknown fault 'no-such-fault'" in run.stderr and "switch-default-on" in run.stderr
     run = verify(tmp_path, "--browser", "chrome")
     assert run.returncode == 2 and "invalid choice: 'chrome'" in run.stderr and "chromium-noflag" in run.stderr
+
+
+def test_an_unreachable_target_is_one_line_and_writes_no_report(tmp_path):
+    run = verify(tmp_path, "--target", "localhost", "--base-url", "http://127.0.0.1:9", "--browser", "chromium-noflag")
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        "verify: target localhost is unreachable at http://127.0.0.1:9/node: [Errno 111] Connection refused"
+    ]
+    assert "wrote" not in run.stdout and "does not bear out" not in run.stdout
+    assert not (tmp_path / "verification.md").exists()

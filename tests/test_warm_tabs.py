@@ -53,7 +53,9 @@ def test_a_tab_whose_database_cannot_be_deleted_is_never_given_again(warm_tabs, 
     # versionchange) leaves the deletion pending, and the tool page's next open would wait behind it.
     monkeypatch.setattr(warm_tabs_module, "DELETE_BLOCKED_MS", 200)
     held = warm_tabs.take("slides", "in-page", [], [], "held")
-    held.page.evaluate("new Promise((done) => { const r = indexedDB.open('held', 1); r.onsuccess = () => { r.result.close(); done(); }; })")
+    held.page.evaluate(
+        "new Promise((done) => { const r = indexedDB.open('held', 1); r.onsuccess = () => { r.result.close(); done(); }; })"
+    )
     held.page.add_init_script("if (location.pathname === %r) indexedDB.open('held', 1);" % BLANK_PATH)
     warm_tabs.give_back(held, failed=False, artifacts=tmp_path)
     assert held.page.is_closed()
