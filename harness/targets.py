@@ -186,6 +186,12 @@ def _target_from(data: dict, path: Path, base_url: str | None) -> Target:
     base = base_url or data.get("base_url")
     if not served and not base:
         raise fail("needs base_url (or pass --base-url)")
+    named = data.get("ai_tools", [])
+    if not isinstance(named, list) or not all(isinstance(tool, str) for tool in named):
+        raise fail(f'ai_tools must be a list of tool names, e.g. ["slides"] (tools are {", ".join(TOOLS)})')
+    unknown = [tool for tool in named if tool not in TOOLS]
+    if unknown:
+        raise fail(f"ai_tools names unknown tools {unknown} (tools are {', '.join(TOOLS)})")
     tools_data = data.get("tools")
     if not isinstance(tools_data, dict) or not tools_data:
         raise fail("needs a [tools.<tool>] table for each tool page")

@@ -26,6 +26,11 @@ def test_base_url_overrides_the_profile():
         ("name = [", "not valid TOML"),
         ('name = "x"\nbase_url = "http://x"\n', "needs a [tools.<tool>]"),
         ('base_url = "http://x"\n[tools.paint]\npage = "/p"\n', "unknown tool 'paint'"),
+        (
+            'base_url = "http://x"\nai_tools = ["python"]\n',
+            "ai_tools names unknown tools ['python'] (tools are node, ",
+        ),
+        ('base_url = "http://x"\nai_tools = "slides"\n', "ai_tools must be a list of tool names"),
         ('base_url = "http://x"\n[tools.slides]\npath = "/p"\n', "needs page"),
         ('base_url = "http://x"\n[tools.slides]\npage = "/p"\ntitle = "t"\n', "title gave way to document"),
         ('base_url = "http://x"\n[tools.slides]\npage = "/p"\ndocument = "deck"\n', "document must be { id"),
