@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from playwright.sync_api import BrowserContext
@@ -79,6 +80,12 @@ def keep_off_relay(context: BrowserContext, relay_port: int) -> None:
         return match is not None and int(match[1]) in ports
 
     context.route_web_socket(to_relay, lambda socket: socket.close(code=1008, reason="kept off the relay"))
+
+
+# The relay's widget rejects a call the page has not answered within 10 s (a constant in its
+# browser/widget.js, no option): the MCP client then gets this text instead of the page's result.
+WIDGET_LIMIT_ERROR = "Host response timeout: webmcp.tools.invoke"
+WIDGET_LIMIT_SECONDS = 10
 
 
 class RelayError(RuntimeError):
@@ -228,6 +235,12 @@ class RelayCall:
             if not is_error:
                 raise
         # Not the page's JSON: the relay itself refused the call.
+        if WIDGET_LIMIT_ERROR in text:
+            # The relay's own limit, not the page's fault: what the call would have answered is not seen.
+            pytest.skip(
+                f"未確認: {self.name} took longer than the relay's widget waits for the page's answer "
+                f"({WIDGET_LIMIT_SECONDS} s, fixed in @mcp-b/webmcp-local-relay 2.2.0's widget): {text}"
+            )
         error = NotListedAtCall if f"Tool {self.exposed} not found" in text else HarnessError
         raise error(
             f"{self.name} (relay): the relay answered with an error: {text}\n{self.relay.diagnostics(self.tool_page)}"
