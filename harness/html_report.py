@@ -1,7 +1,9 @@
 """index.html beside verification.md: the same two tables to click through, static, no server.
 
-Table 1 and Table 2 as the Markdown has them, filters by outcome, browser configuration and call
-path, and for each cell the runs behind it: the scenario, its checks with their outcomes and
+A summary first (per environment, how many rules are of each outcome; the target, the browsers
+with their versions, the run's wall time), a search box over rule ids, rule texts, reasons and
+run messages; Table 1 and Table 2 as the Markdown has them, filters by outcome, browser
+configuration and call path, and for each cell the runs behind it: the scenario, its checks with their outcomes and
 messages, the picture of what a passing check looked at (evidence/) or a failure's screenshots,
 the page console and relay stderr of a failure, and the commands that open its trace and run that
 one scenario again. Everything it shows is in the page itself or beside it (evidence/,
@@ -14,8 +16,10 @@ import html
 import json
 import shlex
 from pathlib import Path
+from typing import Any
 
 from harness import report
+from harness import results as results_module
 from harness.browsers import CONFIGS
 from harness.drivers import DRIVERS
 from harness.rules import RULES
@@ -35,7 +39,7 @@ def render(out: Path, results: list[dict], run: dict) -> str:
     unavailable = {status["name"]: status["detail"] for status in statuses if not status["available"]}
     envs = [(b, p) for b in browsers for p in run["call_paths"] if DRIVERS[p].supports(CONFIGS[b])]
     pictures = report.pictures_of(results)
-    rules = []
+    rules: list[dict[str, Any]] = []
     for rule in RULES:
         cells = []
         for browser, path in envs:
@@ -55,7 +59,29 @@ def render(out: Path, results: list[dict], run: dict) -> str:
             )
         rules.append({"id": rule.id, "where": f"{rule.source} {rule.section}", "text": rule.text, "cells": cells})
     markdown = report.render(results, run, "ja")
+    verdicts = (report.VERIFIED, report.BROKEN, report.UNVERIFIED, report.KNOWN, report.NOT_APPLICABLE)
+    summary = [
+        {
+            "browser": browser,
+            "path": path,
+            "counts": {v: sum(entry["cells"][i]["verdict"] == v for entry in rules) for v in verdicts},
+        }
+        for i, (browser, path) in enumerate(envs)
+    ]
+    # What a search matches beside a rule's id and text: its cells' reasons and its runs' messages.
+    for entry in rules:
+        entry["haystack"] = " ".join(
+            [entry["id"], entry["text"], entry["where"]]
+            + [reason for cell in entry["cells"] for reason in cell["reasons"]]
+            + [results[index]["message"] or "" for cell in entry["cells"] for index in cell["runs"]]
+        ).lower()
     data = {
+        "summary": summary,
+        "about": {
+            "target": run["target"],
+            "browsers": [f"{status['name']}: {status['detail']}" for status in statuses],
+            "seconds": _wall_seconds(out),
+        },
         "words": {
             key: t[key]
             for key in (report.VERIFIED, report.BROKEN, report.UNVERIFIED, report.KNOWN, report.NOT_APPLICABLE)
@@ -72,6 +98,14 @@ def render(out: Path, results: list[dict], run: dict) -> str:
     return PAGE.replace("__TITLE__", head).replace(
         "__DATA__", json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     )
+
+
+def _wall_seconds(out: Path) -> float | None:
+    """The run's wall time, as its junit.xml holds it (none for a merge of several runs)."""
+    try:
+        return results_module.session_seconds(out / "junit.xml")
+    except (OSError, ValueError):
+        return None
 
 
 def _table1(markdown: str) -> list[list[str]]:
@@ -147,6 +181,11 @@ pre { background: #f5f5f5; padding: 6px; white-space: pre-wrap; max-height: 300p
 </style></head>
 <body>
 <h1>Verification</h1>
+<section id="summary" aria-label="summary">
+  <p id="about"></p>
+  <table id="counts"></table>
+  <label>検索 <input type="search" id="search" aria-label="検索" placeholder="規則の id、文、理由、メッセージ"></label>
+</section>
 <h2>Table 1</h2><table id="table1"></table>
 <h2>Table 2</h2>
 <p id="legend"></p>
@@ -162,6 +201,16 @@ pre { background: #f5f5f5; padding: 6px; white-space: pre-wrap; max-height: 300p
 const data = JSON.parse(document.getElementById('data').textContent);
 const el = (tag, props = {}, ...children) => { const node = Object.assign(document.createElement(tag), props); node.append(...children); return node; };
 document.getElementById('legend').textContent = data.legend;
+const verdictKeys = Object.keys(data.words);
+const about = data.about;
+document.getElementById('about').textContent = [`対象: ${about.target}`, ...about.browsers,
+  about.seconds == null ? '' : `時間: ${Math.round(about.seconds)} 秒`].filter(Boolean).join(' · ');
+const counts = document.getElementById('counts');
+counts.append(el('tr', {}, el('th', { textContent: '環境' }), ...verdictKeys.map((k) => el('th', { textContent: data.words[k] }))));
+data.summary.forEach((e) => counts.append(el('tr', {}, el('th', { textContent: `${e.browser} · ${e.path}` }),
+  ...verdictKeys.map((k) => el('td', { className: k.replace('n/a', 'na'), textContent: String(e.counts[k]) })))));
+const search = document.getElementById('search');
+search.oninput = draw;
 const t1 = document.getElementById('table1');
 data.table1.forEach((cells, i) => t1.append(el('tr', {}, ...cells.map((c) => el(i ? 'td' : 'th', { textContent: c })))));
 const outcomes = document.getElementById('outcomes');
@@ -177,9 +226,11 @@ function draw() {
   const envs = data.envs.map((e, i) => ({ ...e, i })).filter((e) => (!browser.value || e.browser === browser.value) && (!path.value || e.path === path.value));
   const table = document.getElementById('table2');
   table.replaceChildren(el('tr', {}, el('th', { textContent: '節' }), el('th', { textContent: '規則' }), ...envs.map((e) => el('th', { textContent: `${e.browser} · ${e.path}` }))));
+  const words = search.value.toLowerCase().split(/\\s+/).filter(Boolean);
   for (const rule of data.rules) {
     const cells = envs.map((e) => rule.cells[e.i]);
     if (!cells.some((c) => wanted.has(c.verdict))) continue;
+    if (!words.every((w) => rule.haystack.includes(w))) continue;
     table.append(el('tr', {}, el('td', { textContent: rule.where }), el('td', {}, el('code', { textContent: rule.id }), ' ' + rule.text),
       ...envs.map((e) => { const c = rule.cells[e.i];
         return el('td', { className: 'cell ' + c.verdict.replace('n/a', 'na'), textContent: data.words[c.verdict], title: c.reasons.join('\\n'),

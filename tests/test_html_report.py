@@ -10,6 +10,7 @@ from test_report import STATUSES, args, row
 
 from harness import publish, report
 from harness.html_report import rerun_command
+from harness.rules import RULES
 
 # A 1×1 PNG: what a failure's screenshot or a check's picture is, as far as a browser can tell.
 PIXEL = base64.b64decode(
@@ -67,4 +68,36 @@ def test_a_broken_cell_opens_on_its_run_with_its_picture_and_rerun_command(tmp_p
     assert picture.evaluate("(img) => img.complete && img.naturalWidth") > 0
     assert runs.locator("code.rerun").first.inner_text() == rerun_command(failed, "reference")
     assert "[error] boom" in runs.locator("pre.console").first.inner_text()
+    page.close()
+
+
+def test_the_page_opens_on_the_counts_per_environment(tmp_path, noflag_chromium):
+    written(tmp_path)
+    page = noflag_chromium.new_page()
+    page.goto((tmp_path / "index.html").as_uri())
+    summary = page.get_by_role("region", name="summary")
+    counts = summary.get_by_role("table")
+    header = [cell.inner_text() for cell in counts.get_by_role("row").first.get_by_role("columnheader").all()]
+    assert header[1:3] == ["確認済み", "不合格"]
+    chromium_in_page = counts.get_by_role("row").filter(has_text="chromium · in-page")
+    cells = [cell.inner_text() for cell in chromium_in_page.get_by_role("cell").all()]
+    assert cells[:2] == ["1", "1"]  # switch.control passed, switch.default-off broken
+    assert "対象: reference" in summary.inner_text()
+    page.close()
+
+
+def test_the_search_finds_a_rule_by_its_id_and_by_a_word_of_its_text(tmp_path, noflag_chromium):
+    written(tmp_path)
+    page = noflag_chromium.new_page()
+    page.goto((tmp_path / "index.html").as_uri())
+    table = page.locator("#table2")
+    search = page.get_by_role("searchbox", name="検索")
+    search.fill("switch.default-off")
+    assert [code.inner_text() for code in table.locator("code").all()] == ["switch.default-off"]
+    search.fill("the switch is on")  # a word of the failed run's message
+    assert [code.inner_text() for code in table.locator("code").all()] == ["switch.default-off"]
+    search.fill("ヘッダの右端に")  # a word of switch.control's text
+    assert [code.inner_text() for code in table.locator("code").all()] == ["switch.control"]
+    search.fill("")
+    assert table.locator("code").count() == len(RULES)
     page.close()
