@@ -118,12 +118,24 @@ def _doctor(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from harness import publish, report
+    from harness import compare, publish, report
 
+    if args.compare:
+        old, new = (Path(folder) for folder in args.compare)
+        try:
+            found = compare.compare(old, new)
+        except ValueError as error:
+            print(f"report --compare: {error}", file=sys.stderr)
+            return 2
+        compare.print_changes(found, "report")
+        compare.step_summary(*compare.read_run(new), found)
+        print(f"report: wrote {new / compare.CHANGES} and the changes into {new / 'index.html'}")
+        return 1 if any(c["kind"] == compare.NEWLY_BROKEN for c in found) else 0
     publish.merge([Path(folder) for folder in args.merge], Path(args.out), ["ja", "en"])
     problems = report.check_report(Path(args.out))
     for problem in problems:
         print(f"report: {problem}")
+    compare.step_summary(*compare.read_run(Path(args.out)), None)
     print(f"report: wrote {Path(args.out) / 'verification.md'} from {len(args.merge)} runs")
     return 1 if problems else 0
 
@@ -156,6 +168,13 @@ def _target_and_browsers(command: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    with own_temporary_folder():
+        return args.run(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command's arguments (the test command builds verify's from here too)."""
     from harness.browsers import CONFIGS
     from harness.drivers import CALL_PATHS
 
@@ -253,6 +272,11 @@ def main(argv: list[str] | None = None) -> int:
         help="with --shard: deal the runs out by these measured durations (an earlier run's durations.json; "
         "default: the output folder's, where an earlier run wrote one)",
     )
+    verify.add_argument(
+        "--compare",
+        metavar="DIR",
+        help="an earlier run's folder: list the cells that changed since (changes.json, on top of index.html)",
+    )
     verify.add_argument("pytest_args", nargs="*", help="further pytest arguments (after --)")
     verify.set_defaults(run=_verify)
 
@@ -268,9 +292,17 @@ def main(argv: list[str] | None = None) -> int:
     _target_and_browsers(doctor)
     doctor.set_defaults(run=_doctor)
 
-    report = commands.add_parser("report", help="one Verification table from the folders of several verify runs")
-    report.add_argument(
-        "--merge", nargs="+", required=True, metavar="DIR", help="verify output folders (run.json, results.json)"
+    report = commands.add_parser(
+        "report", help="one Verification table from several verify runs' folders, or what changed between two"
+    )
+    way = report.add_mutually_exclusive_group(required=True)
+    way.add_argument("--merge", nargs="+", metavar="DIR", help="verify output folders (run.json, results.json)")
+    way.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("OLD", "NEW"),
+        help="the cells that changed from OLD's run to NEW's: NEW/changes.json, on top of NEW/index.html; "
+        "exit 1 when one is newly 不合格",
     )
     report.add_argument("--out", default="verification/merged", help="output folder (default: verification/merged)")
     report.set_defaults(run=_report)
@@ -297,10 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         help="only the real-target slice (the test command runs it beside the fault proof)",
     )
     selftest.set_defaults(run=_selftest)
-
-    args = parser.parse_args(argv)
-    with own_temporary_folder():
-        return args.run(args)
+    return parser
 
 
 @contextmanager

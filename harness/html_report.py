@@ -20,24 +20,23 @@ from typing import Any
 
 from harness import report
 from harness import results as results_module
-from harness.browsers import CONFIGS
-from harness.drivers import DRIVERS
 from harness.rules import RULES
 
 CONSOLE_CHARS = 20_000  # of a failure's page console and relay stderr, per run
 SCREENSHOTS = ("*.png", "*.jpg")
 
 
-def write(out: Path, results: list[dict], run: dict) -> None:
-    (out / "index.html").write_text(render(out, results, run), encoding="utf-8")
+def write(out: Path, results: list[dict], run: dict, changes: list[dict] | None = None) -> None:
+    (out / "index.html").write_text(render(out, results, run, changes), encoding="utf-8")
 
 
-def render(out: Path, results: list[dict], run: dict) -> str:
+def render(out: Path, results: list[dict], run: dict, changes: list[dict] | None = None) -> str:
+    """The page; with `changes` (harness.compare), the cells changed since an earlier run on top."""
     t = report.TEXT["ja"]
     statuses = run["statuses"]
     browsers = [status["name"] for status in statuses]
     unavailable = {status["name"]: status["detail"] for status in statuses if not status["available"]}
-    envs = [(b, p) for b in browsers for p in run["call_paths"] if DRIVERS[p].supports(CONFIGS[b])]
+    envs = report.environments(run)
     pictures = report.pictures_of(results)
     rules: list[dict[str, Any]] = []
     for rule in RULES:
@@ -59,14 +58,9 @@ def render(out: Path, results: list[dict], run: dict) -> str:
             )
         rules.append({"id": rule.id, "where": f"{rule.source} {rule.section}", "text": rule.text, "cells": cells})
     markdown = report.render(results, run, "ja")
-    verdicts = (report.VERIFIED, report.BROKEN, report.UNVERIFIED, report.KNOWN, report.NOT_APPLICABLE)
     summary = [
-        {
-            "browser": browser,
-            "path": path,
-            "counts": {v: sum(entry["cells"][i]["verdict"] == v for entry in rules) for v in verdicts},
-        }
-        for i, (browser, path) in enumerate(envs)
+        {"browser": browser, "path": path, "counts": counts}
+        for browser, path, counts in report.summary_counts(results, run)
     ]
     # What a search matches beside a rule's id and text: its cells' reasons and its runs' messages.
     for entry in rules:
@@ -82,10 +76,8 @@ def render(out: Path, results: list[dict], run: dict) -> str:
             "browsers": [f"{status['name']}: {status['detail']}" for status in statuses],
             "seconds": _wall_seconds(out),
         },
-        "words": {
-            key: t[key]
-            for key in (report.VERIFIED, report.BROKEN, report.UNVERIFIED, report.KNOWN, report.NOT_APPLICABLE)
-        },
+        "words": {key: t[key] for key in report.VERDICTS},
+        "changes": changes,
         "legend": t["legend"],
         "envs": [{"browser": b, "path": p} for b, p in envs],
         "browsers": browsers,
@@ -184,6 +176,7 @@ pre { background: #f5f5f5; padding: 6px; white-space: pre-wrap; max-height: 300p
 <section id="summary" aria-label="summary">
   <p id="about"></p>
   <table id="counts"></table>
+  <div id="changes" hidden><h2>前の実行からの変化</h2><table id="changed"></table></div>
   <label>検索 <input type="search" id="search" aria-label="検索" placeholder="規則の id、文、理由、メッセージ"></label>
 </section>
 <h2>Table 1</h2><table id="table1"></table>
@@ -209,6 +202,15 @@ const counts = document.getElementById('counts');
 counts.append(el('tr', {}, el('th', { textContent: '環境' }), ...verdictKeys.map((k) => el('th', { textContent: data.words[k] }))));
 data.summary.forEach((e) => counts.append(el('tr', {}, el('th', { textContent: `${e.browser} · ${e.path}` }),
   ...verdictKeys.map((k) => el('td', { className: k.replace('n/a', 'na'), textContent: String(e.counts[k]) })))));
+if (data.changes) {
+  const changed = document.getElementById('changed');
+  document.getElementById('changes').hidden = false;
+  changed.append(el('tr', {}, ...['変化', '規則', '環境', '前', '今'].map((h) => el('th', { textContent: h }))));
+  if (!data.changes.length) changed.append(el('tr', {}, el('td', { colSpan: 5, textContent: 'ありません' })));
+  data.changes.forEach((c) => changed.append(el('tr', { className: c.kind }, el('td', { textContent: c.label }),
+    el('td', {}, el('code', { textContent: c.rule })), el('td', { textContent: `${c.browser} · ${c.path}` }),
+    el('td', { textContent: c.old ? data.words[c.old] : '—' }), el('td', { textContent: c.new ? data.words[c.new] : '—' }))));
+}
 const search = document.getElementById('search');
 search.oninput = draw;
 const t1 = document.getElementById('table1');

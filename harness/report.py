@@ -322,6 +322,42 @@ def merge_runs(runs: list[dict]) -> dict:
     }
 
 
+def environments(run: dict) -> list[tuple[str, str]]:
+    """Table 2's columns: each browser configuration with each call path it can carry (a driver a
+    configuration cannot carry, webmcp without the flag, has no column there)."""
+    browsers = [s["name"] for s in run["statuses"]]
+    return [(b, p) for b in browsers for p in run["call_paths"] if DRIVERS[p].supports(CONFIGS[b])]
+
+
+VERDICTS = (VERIFIED, BROKEN, UNVERIFIED, KNOWN, NOT_APPLICABLE)
+
+
+def summary_counts(results: list[dict], run: dict) -> list[tuple[str, str, dict[str, int]]]:
+    """Per environment, how many rules have each verdict."""
+    unavailable = {s["name"]: s["detail"] for s in run["statuses"] if not s["available"]}
+    counted = []
+    for browser, path in environments(run):
+        verdicts = [rule_cell(rule.id, browser, path, results, unavailable).verdict for rule in RULES]
+        counted.append((browser, path, {v: verdicts.count(v) for v in VERDICTS}))
+    return counted
+
+
+def summary_markdown(results: list[dict], run: dict) -> str:
+    """The counts per environment as a Markdown table (GitHub's job summary)."""
+    t = TEXT["ja"]
+    lines = [
+        f"### Verification — {run['target']}",
+        "",
+        "| 環境 | " + " | ".join(t[v] for v in VERDICTS) + " |",
+        "|---|" + "---|" * len(VERDICTS),
+    ]
+    lines += [
+        f"| {browser} · {path} | " + " | ".join(str(counts[v]) for v in VERDICTS) + " |"
+        for browser, path, counts in summary_counts(results, run)
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def render(results: list[dict], run: dict, lang: str) -> str:
     t = TEXT[lang]
     statuses = run["statuses"]
@@ -360,7 +396,7 @@ def render(results: list[dict], run: dict, lang: str) -> str:
 
     # Table 2: every rule × every environment.
     # A driver a configuration cannot carry (webmcp without the flag) has no column there.
-    envs = [(b, p) for b in browsers for p in paths if DRIVERS[p].supports(CONFIGS[b])]
+    envs = environments(run)
     notes: dict[str, int] = {}
     lines += [
         "",

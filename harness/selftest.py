@@ -239,20 +239,16 @@ def real_target_slice(out: Path, workers: str) -> int:
         profile = out / "profile.toml"
         profile.write_text(reference_as_real(served[0], relay_port.number, REAL_TARGET_TOOLS), encoding="utf-8")
         code = verify.run(
-            argparse.Namespace(
-                target=str(profile),
-                base_url=None,
-                browser=LOAD_BROWSERS,
-                call_path=None,
-                fault=None,
-                out=str(out / "run"),
-                lang="en",
-                workers=workers,
-                real_time=False,
-                shard=None,
-                shard_durations=None,
-                connect=[],
-                pytest_args=REAL_TARGET_SCENARIOS,
+            verify_args(
+                "--target",
+                str(profile),
+                *(part for browser in LOAD_BROWSERS for part in ("--browser", browser)),
+                "--out",
+                str(out / "run"),
+                "--workers",
+                str(workers),
+                "--",
+                *REAL_TARGET_SCENARIOS,
             )
         )
     finally:
@@ -279,25 +275,24 @@ def main_job_args(out: Path, workers: str, browsers: list[str] | None = None) ->
     Latitudes are the page's: the in-page path shows them whichever way a call arrives, so they are
     on for chromium in-page (and chromium's runs without a call path). The other runs show the
     reference as it is, and the relay's, webmcp's and the extension's paths to it."""
-    return argparse.Namespace(
-        target="reference",
-        base_url=None,
-        browser=browsers,
-        call_path=None,
-        fault=None,
-        out=str(out),
-        lang="en",
-        workers=workers,
-        real_time=False,
-        shard=None,
-        shard_durations=None,
-        connect=[],
-        pytest_args=[
-            *(part for name in every_latitude() for part in ("--latitude", name)),
-            "--latitudes-only-on",
-            LATITUDES_ONLY_ON,
-        ],
+    return verify_args(
+        *(part for browser in browsers or [] for part in ("--browser", browser)),
+        "--out",
+        str(out),
+        "--workers",
+        str(workers),
+        "--",
+        *(part for name in every_latitude() for part in ("--latitude", name)),
+        "--latitudes-only-on",
+        LATITUDES_ONLY_ON,
     )
+
+
+def verify_args(*argv: str) -> argparse.Namespace:
+    """`verify`'s arguments as its own parser reads them: every option with its default."""
+    from harness.cli import build_parser
+
+    return build_parser().parse_args(["verify", *argv])
 
 
 def expected_latitudes(params: dict) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
-from harness import browser_server
+from harness import browser_server, compare
 from harness.browsers import CONFIGS, BrowserMissing, cannot_open_a_page, resolve
 from harness.drivers import DRIVERS
 from harness.paths import ROOT
@@ -112,6 +112,12 @@ def run(args) -> int:
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "evidence", ignore_errors=True)  # this run's pictures, never an earlier run's
+    if args.compare:
+        try:
+            compare.read_run(Path(args.compare))  # before the run, not after it
+        except ValueError as error:
+            print(f"verify --compare: {error}", file=sys.stderr)
+            return 2
     try:
         os.environ.update(browser_server.parse_connect(args.connect))
     except ValueError as error:
@@ -170,6 +176,16 @@ def run(args) -> int:
         )
         return 1  # nothing ran: not a verification
     print(f"verify: wrote {out / 'verification.md'}, results.json and junit.xml", flush=True)
+    found = None
+    if args.compare:
+        try:
+            found = compare.compare(Path(args.compare), out)
+        except ValueError as error:
+            print(f"verify --compare: {error}", file=sys.stderr)
+            code = code or 2
+        else:
+            compare.print_changes(found, "verify")
+    compare.step_summary(results, json.loads((out / "run.json").read_text(encoding="utf-8")), found)
     for problem in check_report(out) + ([] if (out / "junit.xml").is_file() else ["junit.xml is missing"]):
         print(f"verify: the report does not bear out its results: {problem}", flush=True)
         code = code or 1
