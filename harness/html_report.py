@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from harness import report
-from harness import results as results_module
 from harness.rules import RULES
 
 CONSOLE_CHARS = 20_000  # of a failure's page console and relay stderr, per run
@@ -74,7 +73,7 @@ def render(out: Path, results: list[dict], run: dict, changes: list[dict] | None
         "about": {
             "target": run["target"],
             "browsers": [f"{status['name']}: {status['detail']}" for status in statuses],
-            "seconds": _wall_seconds(out),
+            "seconds": run.get("seconds"),
         },
         "words": {key: t[key] for key in report.VERDICTS},
         "changes": changes,
@@ -92,17 +91,10 @@ def render(out: Path, results: list[dict], run: dict, changes: list[dict] | None
     )
 
 
-def _wall_seconds(out: Path) -> float | None:
-    """The run's wall time, as its junit.xml holds it (none for a merge of several runs)."""
-    try:
-        return results_module.session_seconds(out / "junit.xml")
-    except (OSError, ValueError):
-        return None
-
-
 def _table1(markdown: str) -> list[list[str]]:
     """Table 1's rows as the Markdown renders them (one source for both)."""
-    table = report._tables(markdown)[0]
+    head = [cell.strip() for cell in report.TEXT["ja"]["head1"].strip("|").split("|")]
+    table = next(table for table in report._tables(markdown) if table[0] == head)
     return [table[0], *table[2:]]
 
 

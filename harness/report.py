@@ -33,6 +33,8 @@ TEXT: dict[str, dict[str, Any]] = {
         "browsers": "ブラウザは、{browsers} で、どれも headless である。",
         "flag": "{flagged} は、フラグ enable-webmcp-testing を有効にした。",
         "versions": "バージョンは、{parts} である。",
+        "duration": "実行にかかった時間は {minutes} 分である。",
+        "summary_env": "環境",
         "head1": "| 呼び方 | 確認した環境 | 結果 |",
         "head2": "| 節 | 規則 | {envs} |",
         VERIFIED: "確認済み",
@@ -81,6 +83,8 @@ TEXT: dict[str, dict[str, Any]] = {
         "browsers": "Browsers: {browsers}, all headless.",
         "flag": "{flagged} ran with the enable-webmcp-testing flag.",
         "versions": "Versions: {parts}.",
+        "duration": "The run took {minutes} minutes.",
+        "summary_env": "Environment",
         "head1": "| Call path | Environments | Result |",
         "head2": "| Section | Rule | {envs} |",
         VERIFIED: "verified",
@@ -316,6 +320,8 @@ def merge_runs(runs: list[dict]) -> dict:
         "ai_tools": [tool for tool in tools.NAMES if any(tool in run["ai_tools"] for run in runs)],
         "call_paths": [p for p in CALL_PATHS if any(p in run["call_paths"] for run in runs)],
         "parts": {k: v for run in runs for k, v in run["parts"].items()},
+        # Runs on several machines run side by side: the merged run took as long as the longest.
+        "seconds": max((run.get("seconds") or 0 for run in runs), default=0) or None,
         "statuses": sorted(
             statuses.values(), key=lambda st: order.index(st["name"]) if st["name"] in order else len(order)
         ),
@@ -342,20 +348,22 @@ def summary_counts(results: list[dict], run: dict) -> list[tuple[str, str, dict[
     return counted
 
 
-def summary_markdown(results: list[dict], run: dict) -> str:
-    """The counts per environment as a Markdown table (GitHub's job summary)."""
-    t = TEXT["ja"]
-    lines = [
-        f"### Verification — {run['target']}",
-        "",
-        "| 環境 | " + " | ".join(t[v] for v in VERDICTS) + " |",
+def summary_table(results: list[dict], run: dict, lang: str) -> list[str]:
+    """The counts per environment, as the Markdown's first table."""
+    t = TEXT[lang]
+    return [
+        f"| {t['summary_env']} | " + " | ".join(t[v] for v in VERDICTS) + " |",
         "|---|" + "---|" * len(VERDICTS),
+        *(
+            f"| {browser} · {path} | " + " | ".join(str(counts[v]) for v in VERDICTS) + " |"
+            for browser, path, counts in summary_counts(results, run)
+        ),
     ]
-    lines += [
-        f"| {browser} · {path} | " + " | ".join(str(counts[v]) for v in VERDICTS) + " |"
-        for browser, path, counts in summary_counts(results, run)
-    ]
-    return "\n".join(lines) + "\n"
+
+
+def summary_markdown(results: list[dict], run: dict) -> str:
+    """The counts per environment under the target's name (GitHub's job summary)."""
+    return "\n".join([f"### Verification — {run['target']}", "", *summary_table(results, run, "ja")]) + "\n"
 
 
 def render(results: list[dict], run: dict, lang: str) -> str:
@@ -373,7 +381,10 @@ def render(results: list[dict], run: dict, lang: str) -> str:
     flagged = [f"{s['detail']} [{s['name']}]" for s in ran if CONFIGS[s["name"]].webmcp_flag]
     if flagged:
         lines.append(t["flag"].format(flagged=_join(flagged, lang)))
-    lines += [t["versions"].format(parts=_join((f"{k} {v}" for k, v in parts.items()), lang)), ""]
+    lines.append(t["versions"].format(parts=_join((f"{k} {v}" for k, v in parts.items()), lang)))
+    if run.get("seconds"):
+        lines.append(t["duration"].format(minutes=f"{run['seconds'] / 60:.0f}"))
+    lines += ["", *summary_table(results, run, lang), ""]
 
     # Table 1: ADR-0044's rows, one per way of calling.
     served_tools = [tool for tool in tools.NAMES if any(r["tool"] == tool for r in results if r.get("calls_row"))]

@@ -4,6 +4,7 @@ and junit.xml into one folder."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ from harness.drivers import DRIVERS
 from harness.paths import ROOT
 from harness.publish import write_reports
 from harness.report import check_report, describe_run
+from harness.results import session_seconds
 from harness.sessions import scenarios_command
 from harness.shards import DURATIONS, parse_shard, write_durations
 from harness.targets import TargetError, check_reachable, load_profile
@@ -165,9 +167,11 @@ def run(args) -> int:
         code = subprocess.run(command, cwd=ROOT).returncode
     results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else []
     write_durations(out / DURATIONS, results)
-    write_reports(
-        out, results, describe_run(statuses, args, ai_tools), langs=["ja", args.lang] if args.lang != "ja" else ["ja"]
-    )
+    run = describe_run(statuses, args, ai_tools)
+    if runnable:
+        with contextlib.suppress(OSError, ValueError):  # a session that stopped before writing it
+            run["seconds"] = session_seconds(out / "junit.xml")
+    write_reports(out, results, run, langs=["ja", args.lang] if args.lang != "ja" else ["ja"])
     if not runnable:
         print(
             f"verify: wrote {out / 'verification.md'}: no selected browser configuration can run here, every "
@@ -185,7 +189,7 @@ def run(args) -> int:
             code = code or 2
         else:
             compare.print_changes(found, "verify")
-    compare.step_summary(results, json.loads((out / "run.json").read_text(encoding="utf-8")), found)
+    compare.step_summary(results, run, found)
     for problem in check_report(out) + ([] if (out / "junit.xml").is_file() else ["junit.xml is missing"]):
         print(f"verify: the report does not bear out its results: {problem}", flush=True)
         code = code or 1

@@ -420,3 +420,26 @@ def test_native_only_rows_name_only_configurations_with_the_flag():
         assert "chromium-noflag" not in line and "firefox" not in line  # they cannot carry it: absent, not unverified
     # The finding: the registration reached the browser's implementation, as each such path saw it.
     assert text.count("ブラウザの実装だけを見る呼び方") == 2
+
+
+def test_the_markdown_opens_on_the_counts_per_environment_and_the_runs_time():
+    rows = [
+        row(rules=("switch.control",)),
+        row(
+            scenario="scenarios/test_switch.py::test_b",
+            rules=("switch.default-off",),
+            outcome="failed",
+            checked={"switch.default-off": "failed"},
+            broken="switch.default-off",
+        ),
+    ]
+    run = {**report.describe_run(STATUSES, args(), ("slides",)), "seconds": 1500}
+    for lang, head, took in (
+        ("ja", ["環境", "確認済み", "不合格"], "実行にかかった時間は 25 分である。"),
+        ("en", ["Environment", "verified", "broken"], "The run took 25 minutes."),
+    ):
+        text = report.render(rows, run, lang)
+        summary = report._tables(text)[0]  # the first table, before Table 1
+        assert summary[0][:3] == head
+        assert next(cells for cells in summary if cells[0] == "chromium · in-page")[1:3] == ["1", "1"]
+        assert took in text.split(report.TEXT[lang]["head1"])[0]
