@@ -7,6 +7,7 @@ import sys
 import time
 
 import pytest
+from test_verify import verify
 
 from harness import browser_server
 from harness.browser_server import BrowserServer, BrowserServerError
@@ -14,16 +15,6 @@ from harness.browsers import CONFIGS, BrowserMissing, resolve
 from harness.paths import ROOT
 
 SLICE = ["--", "scenarios/test_switch.py", "-k", "slides"]
-
-
-def verify(out, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "harness", "verify", "--out", str(out), "--workers", "1", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 def outcomes(out) -> dict[str, str]:
